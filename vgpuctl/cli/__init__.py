@@ -1,0 +1,1 @@
+"""The `vgpuctl` command line: one module per command; `app` only wires them together."""

@@ -1,0 +1,81 @@
+"""The streams a command writes to, and the one place errors become exit codes (SPEC §3).
+
+0 nothing at or above --fail-on · 1 findings at or above it · 2 usage error · 3 could not complete.
+No traceback reaches the user unless `--debug` (or VGPUCTL_DEBUG=1) asks for it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from typing import IO, Any, TypeVar
+
+import click
+import typer
+from rich.console import Console
+
+from vgpuctl.core.findings import ExitStatus
+from vgpuctl.sources import UsageError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def stdout() -> IO[str]:
+    return click.get_text_stream("stdout")
+
+
+def stderr() -> IO[str]:
+    return click.get_text_stream("stderr")
+
+
+def make_console(stream: IO[str]) -> Console:
+    """Colour only on a terminal, and never when NO_COLOR is set."""
+    is_tty = bool(getattr(stream, "isatty", lambda: False)())
+    return Console(
+        file=stream,
+        force_terminal=is_tty,
+        no_color=not is_tty or "NO_COLOR" in os.environ,
+        highlight=False,
+        soft_wrap=not is_tty,
+        emoji=False,
+    )
+
+
+def fail(message: str, status: ExitStatus = ExitStatus.USAGE) -> typer.Exit:
+    typer.echo(f"vgpuctl: {message}", err=True)
+    return typer.Exit(int(status))
+
+
+def debug_enabled() -> bool:
+    if os.environ.get("VGPUCTL_DEBUG") == "1":
+        return True
+    ctx = click.get_current_context(silent=True)
+    root = ctx.find_root() if ctx is not None else None
+    return bool(root is not None and isinstance(root.obj, dict) and root.obj.get("debug"))
+
+
+def guarded(func: F) -> F:
+    """Map every failure of a command body to its exit code with a one-line message."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (typer.Exit, click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
+            raise
+        except UsageError as exc:
+            raise fail(str(exc), ExitStatus.USAGE) from None
+        except BrokenPipeError:
+            sys.stderr.close()
+            raise typer.Exit(int(ExitStatus.OK)) from None
+        except KeyboardInterrupt:
+            raise fail("interrupted", ExitStatus.INCOMPLETE) from None
+        except Exception as exc:
+            if debug_enabled():
+                raise
+            raise fail(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)",
+                       ExitStatus.INCOMPLETE) from None
+
+    return wrapper  # type: ignore[return-value]

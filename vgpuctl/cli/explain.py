@@ -1,0 +1,64 @@
+"""`vgpuctl explain CODE`: the offline page for a finding code."""
+
+from __future__ import annotations
+
+import typer
+from rich.markdown import Markdown
+
+from vgpuctl.cli.env import guarded, make_console, stdout
+from vgpuctl.core.catalogue import CATALOGUE, lookup
+from vgpuctl.render import OutputFormat, dump
+from vgpuctl.sources import UsageError
+
+EPILOG = """[bold]Examples[/bold]
+
+  vgpuctl explain VGP005
+  vgpuctl explain --list
+  vgpuctl explain --list -o json
+"""
+
+
+@guarded
+def explain_command(
+    code: str | None = typer.Argument(None, metavar="CODE", help="A finding code, e.g. VGP005."),
+    list_codes: bool = typer.Option(False, "--list", help="List every code with its severity and title."),
+    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
+) -> None:
+    """Explain a finding code: what is checked, what Volcano does, and how to fix it."""
+    out = stdout()
+    if list_codes:
+        rows = [{"code": c.code, "severity": c.severity.value, "family": c.family, "title": c.title}
+                for c in CATALOGUE.values()]
+        if output is OutputFormat.TABLE:
+            from rich.table import Table
+
+            table = Table(box=None, pad_edge=False, show_edge=False)
+            for column in ("CODE", "SEVERITY", "FAMILY", "TITLE"):
+                table.add_column(column, no_wrap=column != "TITLE")
+            for row in rows:
+                table.add_row(row["code"], row["severity"], row["family"], row["title"])
+            make_console(out).print(table)
+        else:
+            out.write(dump(rows, output))
+        return
+    if not code:
+        raise UsageError("give a CODE (e.g. vgpuctl explain VGP005) or --list")
+    try:
+        info = lookup(code)
+    except KeyError:
+        raise UsageError(f"unknown code {code!r}; see vgpuctl explain --list") from None
+    if output is not OutputFormat.TABLE:
+        out.write(dump({"code": info.code, "severity": info.severity.value,
+                        "severities": [s.value for s in info.severities], "family": info.family,
+                        "title": info.title, "hint": info.hint, "doc": info.doc}, output))
+        return
+    console = make_console(out)
+    console.print(f"[bold]{info.code}[/bold] ({info.severity.value}) — {info.title}")
+    console.print()
+    console.print(Markdown(info.doc))
+    console.print()
+    console.print(f"[bold]Fix:[/bold] {info.hint}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("explain", epilog=EPILOG)(explain_command)

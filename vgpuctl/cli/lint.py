@@ -1,0 +1,80 @@
+"""`vgpuctl lint`: check manifests offline with the same rules the admission webhook applies."""
+
+from __future__ import annotations
+
+import enum
+
+import typer
+
+from vgpuctl.cli.env import guarded, make_console, stdout
+from vgpuctl.core import spec
+from vgpuctl.core.facts import ClusterFacts
+from vgpuctl.core.findings import Severity
+from vgpuctl.core.lintreport import lint
+from vgpuctl.core.versions import VersionError, parse_version
+from vgpuctl.render import OutputFormat, dump
+from vgpuctl.render.lint import render_lint
+from vgpuctl.sources import UsageError, load_device_config, read_manifests
+
+
+class FailOn(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+class PrivilegedPolicy(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+EPILOG = """[bold]Examples[/bold]
+
+  vgpuctl lint examples/
+  vgpuctl lint job.yaml --device-config volcano-vgpu-device-config.yaml -o json
+  kubectl get pods -A -o yaml | vgpuctl lint - --fail-on warning
+"""
+
+
+@guarded
+def lint_command(
+    paths: list[str] = typer.Argument(..., metavar="PATH...",
+                                      help="Files, directories (recursive) or - for stdin."),
+    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
+    device_config: str | None = typer.Option(
+        None, "--device-config", metavar="FILE",
+        help="Device ConfigMap or device-config.yaml payload; enables the config-aware rules."),
+    volcano_version: str | None = typer.Option(
+        None, "--volcano-version", metavar="V", help="Volcano version the cluster runs, e.g. v1.15.1."),
+    scheduler_name: list[str] = typer.Option(
+        [], "--scheduler-name", metavar="NAME",
+        help="A Volcano scheduler name (repeatable; default: volcano)."),
+    fail_on: FailOn = typer.Option(FailOn.ERROR, "--fail-on", help="Lowest severity that makes the exit code 1."),
+    privileged: PrivilegedPolicy = typer.Option(
+        PrivilegedPolicy.ERROR, "--privileged", help="Severity of VGP016 (privileged container with a device)."),
+    no_defaults: bool = typer.Option(
+        False, "--no-defaults", help="Judge as the validating webhook alone would: no mutating defaults."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="Table output: hide objects without findings."),
+) -> None:
+    """Check Pods, Volcano Jobs and workload pod templates for GPU/NPU sharing mistakes."""
+    try:
+        version = parse_version(volcano_version) if volcano_version else None
+    except VersionError as exc:
+        raise UsageError(f"--volcano-version: {exc}") from None
+    facts = ClusterFacts(
+        device_config=load_device_config(device_config) if device_config else None,
+        volcano_version=version,
+        scheduler_names=tuple(scheduler_name) or spec.DEFAULT_SCHEDULER_NAMES,
+        privileged_severity=Severity(privileged.value),
+    )
+    documents = read_manifests(paths)
+    report = lint(documents, facts, apply_defaults=not no_defaults)
+    out = stdout()
+    if output is OutputFormat.TABLE:
+        render_lint(report, make_console(out), quiet=quiet)
+    else:
+        out.write(dump(report.to_dict(), output))
+    raise typer.Exit(int(report.exit_status(Severity(fail_on.value))))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("lint", epilog=EPILOG)(lint_command)

@@ -1,0 +1,598 @@
+"""Catalogue entries for node, cluster-component and existing-pod rules.
+
+These codes come from `doctor` and `nodes` (SPEC §2.8–2.9): what the device plugins wrote on nodes, which
+components and versions run, and what state existing pods are in. They are kept apart from the pod and
+configuration codes so each data module stays short enough to review in one sitting.
+"""
+
+from __future__ import annotations
+
+from vgpuctl.core.catalogue import CodeInfo
+from vgpuctl.core.findings import Severity
+
+ERROR = Severity.ERROR
+WARNING = Severity.WARNING
+INFO = Severity.INFO
+
+NODES = "nodes"
+CLUSTER = "cluster"
+
+_VGPU_DIR = "volcano-sh/volcano `pkg/scheduler/api/devices/nvidia/vgpu/"
+_VGPU_DP = "Project-HAMi/volcano-vgpu-device-plugin"
+
+ENTRIES: tuple[CodeInfo, ...] = (
+    # --- Nodes (VGN) -------------------------------------------------------------------------------
+    CodeInfo(
+        code="VGN001",
+        severity=ERROR,
+        family=NODES,
+        title="node runs the vGPU device plugin but has no volcano.sh/node-vgpu-register",
+        hint=(
+            "Read the log of the `volcano-device-plugin` pod on this node: NVML must load (`nvidia` as "
+            "the default container runtime) and the plugin must be allowed to patch the node."
+        ),
+        doc=f"""
+            The vGPU device plugin writes `volcano.sh/node-vgpu-register` every 30 seconds. Without
+            it Volcano builds no vGPU device model for the node, and every vGPU pod is unfit there
+            behind the generic `hami-vgpuDeviceSharing error`. Usual causes: the plugin cannot load
+            NVML (the node's default runtime is not `nvidia`) and exits, it lacks RBAC to patch
+            nodes, or HAMi's own NVIDIA plugin runs instead (see VGN012).
+
+            Evidence: V§4.2; H§2.1, H§2.7, H§2.11; {_VGPU_DIR}device_info.go` (NewGPUDevices);
+            {_VGPU_DP} `pkg/plugin/register.go`.
+            """,
+    ),
+    CodeInfo(
+        code="VGN002",
+        severity=ERROR,
+        family=NODES,
+        title="register annotation has 5-field entries: Volcano >= 1.12 drops the whole node",
+        hint=(
+            "Upgrade the vGPU device plugin to v1.10.0 or later (it writes the 6th field, the mode); "
+            "plugin v1.9.x works only with Volcano <= 1.11."
+        ),
+        doc=f"""
+            Each GPU entry is `<uuid>,<count>,<devmem>,<type>,<health>,<mode>:`. Device plugin v1.9.x
+            wrote 5 fields (no mode). Since 1.12 Volcano rejects the **whole node** if any entry has
+            fewer than 6 fields (log `wrong Node GPU info`), so the node has no vGPU at all
+            (volcano issue #4416: `node not initialized with device hamivgpu`).
+
+            ```text
+            GPU-aaaa,10,40960,NVIDIA-NVIDIA A100-PCIE-40GB,true:             # bad: 5 fields
+            GPU-aaaa,10,40960,NVIDIA-NVIDIA A100-PCIE-40GB,true,hami-core:   # good
+            ```
+
+            Evidence: V§4.2, V§9, V§11 #1, V§12.3 N1; H§2.7, H§2.12; {_VGPU_DIR}utils.go`
+            (decodeNodeDevices).
+            """,
+    ),
+    CodeInfo(
+        code="VGN003",
+        severity=ERROR,
+        family=NODES,
+        title="register annotation entry is malformed",
+        hint=(
+            "Undo manual edits (`kubectl annotate node <node> volcano.sh/node-vgpu-register-`) and "
+            "restart the device plugin pod on the node so it rewrites the annotation."
+        ),
+        doc=f"""
+            Every entry must have a non-empty UUID, an integer split count and an integer memory
+            (MiB ÷ gpuMemoryFactor), both above 0, and a type containing `NVIDIA`. Volcano needs the
+            annotation to decode into at least one device to give the node a vGPU model, and it
+            never picks a GPU whose type lacks `NVIDIA`. Separators: `,` between fields, `:` after
+            each GPU (a trailing `:` included).
+
+            Evidence: V§4.2, V§4.4, V§12.3 N1; H§2.7; {_VGPU_DIR}utils.go` (decodeNodeDevices).
+            """,
+    ),
+    CodeInfo(
+        code="VGN004",
+        severity=ERROR,
+        family=NODES,
+        title="allocatable vgpu-number, vgpu-cores or vgpu-memory is missing or 0",
+        hint=(
+            "Make the device plugin advertise all three: `deviceSplitCount` >= 1, `deviceCoreScaling` > 0 "
+            "and a large enough `gpuMemoryFactor` (VGN005), then restart the plugin pod on the node."
+        ),
+        doc=f"""
+            Volcano 1.14.3, 1.14.4, 1.15.1 and later accept a vGPU node only if its allocatable has
+            `volcano.sh/vgpu-number`, `volcano.sh/vgpu-cores` and `volcano.sh/vgpu-memory` all above
+            0 (these names are hard-coded); otherwise the node has no vGPU model. Older versions use
+            the handshake instead (VGN006), but from 1.13 the generic resource check still compares
+            a pod's vGPU resources with allocatable, so a 0 there blocks the pods anyway.
+
+            Evidence: V§4.2, V§4.3, V§9, V§12.3 N2; H§3.2; {_VGPU_DIR}device_info.go` (NewGPUDevices).
+            """,
+    ),
+    CodeInfo(
+        code="VGN005",
+        severity=ERROR,
+        family=NODES,
+        title="allocatable vgpu-memory is 0 while the node registers more than 60000 memory units",
+        hint=(
+            "Set `nvidia.gpuMemoryFactor` to at least ceil(total MiB on the node ÷ 60000), e.g. 11 for "
+            "8 × 80 GiB, restart plugin and scheduler, and divide pods' `vgpu-memory` by the factor."
+        ),
+        doc=f"""
+            The plugin advertises one kubelet device per memory unit (MiB ÷ gpuMemoryFactor). Above
+            about 60000 units the device list no longer fits in kubelet's 4 MiB gRPC message, kubelet
+            drops it, and allocatable `volcano.sh/vgpu-memory` stays 0 (or stale); the plugin logs
+            `set gpuMemoryFactor to at least N`. 8 × 80 GiB = 655360 MiB needs a factor of 11. Volcano
+            1.14.3+ / 1.15.1+ then drop the node (VGN004).
+
+            Evidence: V§4.2, V§11 #5, V§12.3 N3; H§2.5, H§7 #1, H§8 rule 3; {_VGPU_DP}
+            `pkg/plugin/server.go` (checkDeviceEntries).
+            """,
+    ),
+    CodeInfo(
+        code="VGN006",
+        severity=ERROR,
+        family=NODES,
+        title="vGPU handshake annotation missing, Deleted, or Requesting for more than 60 seconds",
+        hint=(
+            "On Volcano <= 1.14.2 or 1.15.0 run a device plugin that writes the handshake (v1.10.0–"
+            "v1.12.0), or upgrade Volcano to 1.14.3+ / 1.15.1+, which no longer needs it."
+        ),
+        doc=f"""
+            Volcano up to 1.14.2 and 1.15.0 needs `volcano.sh/node-vgpu-handshake`. The plugin writes
+            `Reported <time>` every 30 s; the scheduler writes `Requesting_<2006.01.02 15:04:05>` when
+            it uses the node. A `Requesting_` older than 60 s is rewritten to `Deleted_<time>`, and a
+            `Deleted_` node is ignored until the plugin reports again. Plugin builds after v1.12.0 no
+            longer write the handshake, so with these Volcano versions every node is ignored. The
+            stamp is written in local time but parsed as UTC, so west of UTC fresh stamps can already
+            look expired (inferred from code).
+
+            Evidence: V§4.2, V§9; H§2.7, H§2.12, H§3.2, H§8 rule 20; {_VGPU_DIR}device_info.go`
+            (NewGPUDevices).
+            """,
+    ),
+    CodeInfo(
+        code="VGN007",
+        severity=WARNING,
+        family=NODES,
+        title="GPU registered with health=false (Volcano still schedules onto it)",
+        hint=(
+            "Repair or replace the GPU, or hide it from the plugin with `filterdevices.uuid` in "
+            "`volcano-vgpu-node-config` and restart the plugin pod."
+        ),
+        doc=f"""
+            The fifth field of a register entry is the GPU's health. Volcano parses it but never
+            checks it when filtering or allocating, so an unhealthy GPU is still a candidate and new
+            pods can land on it.
+
+            Evidence: V§4.2, V§12.3 N4; H§2.4, H§2.7; {_VGPU_DIR}utils.go`.
+            """,
+    ),
+    CodeInfo(
+        code="VGN008",
+        severity=ERROR,
+        family=NODES,
+        title="MIG device whose type matches no knownMigGeometries model (treated as hami-core)",
+        hint=(
+            "Add the GPU's model substring (from the register annotation `type`, e.g. `A100-SXM4-80GB`) "
+            "with its geometries to `nvidia.knownMigGeometries`, then restart the scheduler."
+        ),
+        doc=f"""
+            For a device registered with mode `mig`, Volcano looks for a `knownMigGeometries` entry
+            whose `models` string is a substring of the device type. If none matches (or the device
+            ConfigMap did not load, so there are no geometries), it logs `extract mig geometry error
+            and fall back to hamicore mode` and schedules the GPU as hami-core while the plugin runs
+            MIG: `vgpu-mode: mig` pods never fit there and other pods get no MIG slice
+            (volcano-vgpu-device-plugin issue #102).
+
+            Evidence: V§4.2, V§4.5, V§11 #3, V§12.3 N5; H§2.3, H§7 #3; {_VGPU_DIR}utils.go`
+            (extractGeometryFromType).
+            """,
+    ),
+    CodeInfo(
+        code="VGN009",
+        severity=WARNING,
+        family=NODES,
+        title="devices on one node report different modes (the last device's mode wins)",
+        hint=(
+            "Give the node one mode: set `operatingmode` to `hami-core` or `mig` for this node in "
+            "`volcano-vgpu-node-config` and restart the plugin pod."
+        ),
+        doc=f"""
+            Volcano takes a node's mode, and its single sharing handler, from the **last** device in
+            the register annotation; mixed modes are not supported. A mode other than exactly `mig`
+            (e.g. `mps` or empty) counts as `hami-core`. Pods with `volcano.sh/vgpu-mode` are matched
+            against the node mode, so the other devices are handled wrongly.
+
+            Evidence: V§4.2, V§12.3 N6; H§2.4; {_VGPU_DIR}utils.go` (decodeNodeDevices,
+            getSharingMode).
+            """,
+    ),
+    CodeInfo(
+        code="VGN010",
+        severity=WARNING,
+        family=NODES,
+        title="MIG node whose largest instance is smaller than the registered GPU memory",
+        hint=(
+            "Always set `volcano.sh/vgpu-memory` on pods for this node (at most the largest instance), "
+            "or raise the whole-GPU instance's `memory` in the geometry to the registered memory."
+        ),
+        doc=f"""
+            A vGPU pod without `vgpu-memory` asks for 100 % of the registered GPU memory. On a MIG
+            node it fits only if some instance is at least that large. On an A100-80GB, NVML reports
+            about 81920 MiB while the largest shipped instance `7g.80gb` is 80896 MiB, so such pods
+            never fit there.
+
+            Evidence: V§4.5, V§12.3 N7; H§2.3; {_VGPU_DIR}mig.go`.
+            """,
+    ),
+    CodeInfo(
+        code="VGN011",
+        severity=WARNING,
+        family=NODES,
+        title="node lock younger than 5 minutes with no pod in bind-phase allocating",
+        hint=(
+            "If no bind is in progress, remove the lock, e.g. `kubectl annotate node <node> hamivgpu-` "
+            "(or `gpu-`, `hami.io/mutex.lock-`); Volcano breaks locks older than 5 minutes itself."
+        ),
+        doc="""
+            With `deviceshare.NodeLockEnable`, allocation takes a per-node lock stored as a node
+            annotation holding an RFC3339 time: `hamivgpu` (vGPU), `gpu` (gpushare memory mode) or
+            `hami.io/mutex.lock` (Ascend HAMi). While a lock is younger than 5 minutes every device
+            allocation on the node fails (`node X has been locked within 5 minutes`). The vGPU plugin
+            releases its lock after Allocate; a crash in between leaves it behind.
+
+            Evidence: V§4.8, V§12.3 N8; H§2.7, H§8 rule 21; volcano-sh/volcano
+            `pkg/scheduler/plugins/util/nodelock/nodelock.go`.
+            """,
+    ),
+    CodeInfo(
+        code="VGN012",
+        severity=ERROR,
+        family=NODES,
+        title="HAMi's hami.io/node-nvidia-register is present (wrong or second device plugin)",
+        hint=(
+            "On a Volcano vGPU cluster remove HAMi's NVIDIA device plugin from this node and run "
+            "`volcano-vgpu-device-plugin`; never run both on the same GPUs."
+        ),
+        doc="""
+            `hami.io/node-nvidia-register` is written by HAMi's own NVIDIA device plugin and read only
+            by the HAMi scheduler; Volcano needs `volcano.sh/node-vgpu-register`. Alone it means the
+            wrong plugin is installed and Volcano sees no vGPU on the node (warning; volcano issue
+            #4511). Next to Volcano's annotation it means two plugins hand out the same GPUs
+            independently, so their pods over-book the cards (error).
+
+            Evidence: V§11 #2, V§12.3 N12; H§1, H§5.5, H§7 #4, H§8 rule 19.
+            """,
+        severities=(ERROR, WARNING),
+    ),
+    CodeInfo(
+        code="VGN013",
+        severity=WARNING,
+        family=NODES,
+        title="node allocatable disagrees with the register annotation",
+        hint=(
+            "Restart the device plugin pod on the node; if it persists, check `deviceSplitCount`, "
+            "`deviceCoreScaling` and `gpuMemoryFactor` in the config the plugin reads."
+        ),
+        doc=f"""
+            The plugin advertises `volcano.sh/vgpu-number` = Σ split count, `volcano.sh/vgpu-memory` =
+            Σ registered memory and `volcano.sh/vgpu-cores` = GPUs × 100 × `deviceCoreScaling`.
+            Volcano's device filter reads the annotation while the generic resource check reads
+            allocatable, so a disagreement lets pods pass one and fail the other. Typical causes: a
+            stale kubelet state (VGN005) or plugin flags overriding the ConfigMap (plugin issue #87).
+
+            Evidence: V§4.2, V§4.3; H§2.5, H§7 #2, H§8 rule 18; {_VGPU_DP} `pkg/plugin/server.go`
+            (apiDevices).
+            """,
+    ),
+    CodeInfo(
+        code="VGN014",
+        severity=ERROR,
+        family=NODES,
+        title="gpushare node lacks gpu-memory/gpu-number capacity, or gpu-unhealthy-ids is malformed",
+        hint=(
+            "Run the gpushare device plugin on the node so `status.capacity` has `volcano.sh/gpu-memory` "
+            "and `volcano.sh/gpu-number` > 0; write `volcano.sh/gpu-unhealthy-ids` as indexes, e.g. `0,3`."
+        ),
+        doc="""
+            gpushare uses the node's `status.capacity` (not allocatable): `volcano.sh/gpu-memory`
+            (total) and `volcano.sh/gpu-number` must both exist and the number must be above 0, or
+            the node has no gpushare model. `volcano.sh/gpu-unhealthy-ids` lists card indexes to
+            drop, comma-separated; an entry that is not a valid index is logged and skipped, so the
+            card it meant to drop stays schedulable.
+
+            Evidence: V§5, V§12.3 N9; volcano-sh/volcano
+            `pkg/scheduler/api/devices/nvidia/gpushare/device_info.go`, `share.go`.
+            """,
+    ),
+    CodeInfo(
+        code="VGN015",
+        severity=ERROR,
+        family=NODES,
+        title="Ascend HAMi node: register annotation missing or invalid, or bad hami-vnpu-core value",
+        hint=(
+            "Check the `hami-ascend-device-plugin` pod on the node (it writes "
+            "`hami.io/node-register-<commonWord>` every 30 s); "
+            '`hami-vnpu-core` must be `"true"` or `"false"`.'
+        ),
+        doc="""
+            For each chip type whose count resource is allocatable above 0, Volcano needs
+            `hami.io/node-register-<commonWord>`: a non-empty JSON list of devices (`id`, `count`,
+            `devmem`, `devcore`, `type`, ...). Missing or invalid, the type is absent on the node
+            with only a warning log (error). `hami-vnpu-core` counts as true only for the exact
+            string `"true"`; any other value quietly disables hami-core slicing there (warning).
+
+            Evidence: V§6.1, V§6.2, V§12.3 N10; H§4.5; volcano-sh/volcano
+            `pkg/scheduler/api/devices/ascend/hami/device_info.go` (NewAscendDevices, getNodeDevices).
+            """,
+        severities=(ERROR, WARNING),
+    ),
+    CodeInfo(
+        code="VGN016",
+        severity=ERROR,
+        family=NODES,
+        title="MindCluster 310P node lacks required labels, or its npu-core capacity is uneven",
+        hint=(
+            "Label the node `accelerator` (e.g. `huawei-Ascend310P`), `servertype` (e.g. `Ascend310P-8`) "
+            "and `node.kubernetes.io/npu.chip.name` (e.g. `310P3`); keep `huawei.com/npu-core` whole chips."
+        ),
+        doc="""
+            MindCluster vNPU reads the chip kind from `accelerator`, the cores per chip from
+            `servertype` (second field; 8 or 10 on 310P) and the chip name from
+            `node.kubernetes.io/npu.chip.name`. Capacity `huawei.com/npu-core` (total AI cores) must
+            be above 0 and a multiple of the cores per chip. A node that fails these is not usable
+            for vNPU.
+
+            Evidence: V§7.2, V§12.3 N11; volcano-sh/volcano
+            `pkg/scheduler/plugins/deviceshare/devices/ascend/310p/vnpu/init_policy.go`
+            (setChipPropertiesFromNPUNode).
+            """,
+    ),
+    CodeInfo(
+        code="VGN017",
+        severity=ERROR,
+        family=NODES,
+        title="NVIDIA driver version is 440 or older (or could not be determined)",
+        hint=(
+            "Upgrade the node's NVIDIA driver to a release newer than 440; if the version is unknown, run "
+            "`nvidia-smi` on the node or `vgpuctl doctor --node` there."
+        ),
+        doc=f"""
+            The vGPU device plugin requires an NVIDIA driver newer than 440. vgpuctl reads the version
+            from node labels such as `nvidia.com/cuda.driver.major` or
+            `nvidia.com/cuda.driver-version.full` (set by GPU feature discovery), or from
+            `nvidia-smi` in `doctor --node`. 440 or older is an error; when no source tells the
+            version the finding is `info` and says how to find out.
+
+            Evidence: H§2.11; {_VGPU_DP} `README.md`.
+            """,
+        severities=(ERROR, INFO),
+    ),
+    CodeInfo(
+        code="VGN018",
+        severity=ERROR,
+        family=NODES,
+        title="Ascend HAMi node without label ascend=on (the device plugin never lands)",
+        hint="Label the node: `kubectl label node <node> ascend=on`.",
+        doc="""
+            The `hami-ascend-device-plugin` DaemonSet has the nodeSelector `ascend: "on"`. On a node
+            without that label the plugin never runs, so the node registers no NPUs
+            (`hami.io/node-register-<commonWord>`) and advertises no Ascend resources.
+
+            Evidence: H§4.1, H§4.5 (prerequisites), H§8 rule 23; Project-HAMi/ascend-device-plugin
+            `ascend-device-plugin.yaml`.
+            """,
+    ),
+    CodeInfo(
+        code="VGN019",
+        severity=ERROR,
+        family=NODES,
+        title="node-local check failed: default runtime, MIG mode, or nvidia-smi / npu-smi",
+        hint=(
+            "Make `nvidia` the default runtime of containerd, Docker or CRI-O (or use CDI), enable MIG "
+            "(`nvidia-smi -i <gpu> -mig 1`) on nodes registered as `mig`, and install the driver tools."
+        ),
+        doc=f"""
+            Found by `vgpuctl doctor --node` on the node itself. The vGPU plugin DaemonSet sets no
+            `runtimeClassName`, so NVML is reachable only when `nvidia` is the default container
+            runtime; otherwise the plugin exits (`did you set the docker default runtime to
+            nvidia?`) and restarts in a loop. MIG mode also needs `nvidia-mig-parted` to work at
+            plugin start (fatal otherwise) and MIG enabled on the GPUs. The Ascend plugin needs
+            `npu-smi` (e.g. `/usr/local/sbin/npu-smi`).
+
+            Evidence: H§2.1, H§2.3, H§2.11, H§4.5, H§7 #8, H§8 rule 22; {_VGPU_DP}
+            `cmd/vgpu/main.go`.
+            """,
+    ),
+    # --- Cluster and components (VGK) --------------------------------------------------------------
+    CodeInfo(
+        code="VGK001",
+        severity=ERROR,
+        family=CLUSTER,
+        title="Kubernetes API unreachable, unauthorized or forbidden",
+        hint=(
+            "Check the kubeconfig context and credentials (`kubectl auth can-i list nodes`), or run the "
+            "doctor offline: `vgpuctl doctor --snapshot FILE`."
+        ),
+        doc="""
+            The doctor reads nodes, pods, ConfigMaps, DaemonSets and Deployments. When a read fails
+            (connection refused, 401, 403), each check that needs it is reported as skipped with this
+            code and the reason; the run never crashes. If the cluster cannot be reached at all the
+            command exits with status 3. A snapshot from `kubectl get
+            nodes,pods,configmaps,daemonsets,deployments -A -o yaml` lets the doctor run without access.
+
+            Evidence: SPEC §3 (exit codes, snapshots); H§2.1 (the objects the plugins themselves read).
+            """,
+    ),
+    CodeInfo(
+        code="VGK002",
+        severity=ERROR,
+        family=CLUSTER,
+        title="Kubernetes is older than 1.16",
+        hint="Upgrade the cluster to Kubernetes 1.16 or later.",
+        doc="""
+            The vGPU device plugin states Kubernetes 1.16 as its minimum. vgpuctl takes the version
+            from the API server (or a snapshot's `vgpuctl.io/server-version` annotation, else the
+            nodes' kubelet versions).
+
+            Evidence: H§2.11; Project-HAMi/volcano-vgpu-device-plugin `README.md`.
+            """,
+    ),
+    CodeInfo(
+        code="VGK003",
+        severity=ERROR,
+        family=CLUSTER,
+        title="Volcano is not installed, or is older than the feature in use needs",
+        hint=(
+            "Install or upgrade Volcano: vGPU needs >= 1.9, vgpu-mode/MIG/device config >= 1.12, vNPU "
+            ">= 1.14, `huawei.com/vnpu-mode: hami-core` >= 1.16."
+        ),
+        doc="""
+            vgpuctl detects the Volcano version from the `vc-scheduler` image tag (or
+            `--volcano-version`). The docs say vGPU needs Volcano >= 1.9, and `deviceshare.VGPUEnable`
+            does exist from 1.9, but `volcano.sh/vgpu-mode`, dynamic MIG and the device ConfigMap
+            need 1.12, Ascend HAMi and MindCluster vNPU need 1.14.0, and `huawei.com/vnpu-mode:
+            hami-core` needs 1.16. On older versions these features silently do nothing.
+
+            Evidence: V§9, V§10 item 1; H§4.5 (prerequisites).
+            """,
+    ),
+    CodeInfo(
+        code="VGK004",
+        severity=ERROR,
+        family=CLUSTER,
+        title="device plugin DaemonSet missing, or not ready on the nodes that need it",
+        hint=(
+            "Install the family's device plugin (`volcano-device-plugin` for vGPU, "
+            "`hami-ascend-device-plugin` for Ascend HAMi) and fix its pods on the listed nodes."
+        ),
+        doc="""
+            Without a running device plugin a node writes no register annotation, advertises no
+            device resources and cannot hand devices to containers. The vGPU plugin DaemonSet
+            (`kube-system/volcano-device-plugin`) has no nodeSelector, so it also runs, and crashes,
+            on CPU nodes: that is noise, give it a nodeSelector. The Ascend plugin DaemonSet
+            (`kube-system/hami-ascend-device-plugin`) only lands on nodes labelled `ascend=on`.
+
+            Evidence: H§2.1, H§2.11, H§4.1, H§8 rule 22.
+            """,
+    ),
+    CodeInfo(
+        code="VGK005",
+        severity=ERROR,
+        family=CLUSTER,
+        title="device plugin version incompatible with the Volcano version",
+        hint=(
+            "Pair the vGPU plugin v1.10.0–v1.12.0 with Volcano 1.12–1.15.0, and plugin builds after "
+            "v1.12.0 with Volcano 1.14.3+ / 1.15.1+; plugin v1.9.x works only with Volcano <= 1.11."
+        ),
+        doc="""
+            | vGPU plugin | works with Volcano | why |
+            |---|---|---|
+            | v1.9.x | <= 1.11 | writes 5-field entries; 1.12+ drops the node (VGN002) |
+            | v1.10.0–v1.12.0 | 1.12 – 1.15.0, also 1.14.3+ / 1.15.1+ | writes the handshake |
+            | after v1.12.0 | 1.14.3+, 1.15.1+ | no handshake; older Volcano ignores every node |
+
+            Volcano with the handshake is 1.12.x, 1.13.x, 1.14.0–1.14.2 and 1.15.0. Versions come
+            from the image tags. The `vnpus` form accepted by each Ascend component is VGM003.
+
+            Evidence: H§2.12, V§9.
+            """,
+    ),
+    CodeInfo(
+        code="VGK006",
+        severity=ERROR,
+        family=CLUSTER,
+        title="vgpuctl webhook: no ready endpoints, caBundle mismatch, or certificate expiring",
+        hint=(
+            "Fix the webhook Deployment so its Service has ready endpoints, re-issue the serving "
+            "certificate and update `caBundle` together, and rotate the certificate before 30 days remain."
+        ),
+        doc="""
+            vgpuctl checks its own webhook configuration. With no ready endpoints, or a `caBundle`
+            that does not match the serving certificate, the API server cannot call the webhook:
+            with `failurePolicy: Fail` every matching pod creation fails (error); with `Ignore` pods
+            are admitted unchecked, which hides the outage (HAMi issue #234; warning). A serving
+            certificate that expires within 30 days is a warning.
+
+            Evidence: H§5.2, H§7 #10, H§8 rule 35.
+            """,
+        severities=(ERROR, WARNING),
+    ),
+    CodeInfo(
+        code="VGK007",
+        severity=ERROR,
+        family=CLUSTER,
+        title="MindCluster components missing (NodeD, ClusterD, 310P device plugin)",
+        hint=(
+            "Install MindCluster NodeD and ClusterD and the Ascend device plugin started with "
+            "`-presetVirtualDevice=false` before enabling `deviceshare.AscendMindClusterVNPUEnable`."
+        ),
+        doc="""
+            Volcano's MindCluster vNPU takes device information from ClusterD ConfigMaps
+            (`cluster-info-device-*` in `mindx-dl`, used by default) or from
+            `kube-system/mindx-dl-deviceinfo-<node>`, and node status from NodeD (a `PreSeparate`
+            node is refused). The 310P device plugin must run with `-presetVirtualDevice=false` for
+            dynamic vNPU. Without these components no 310P node offers vNPUs.
+
+            Evidence: V§7.2, V§2.3; volcano-sh/volcano
+            `pkg/scheduler/plugins/deviceshare/devices/ascend/310p/vnpu/init_policy.go`.
+            """,
+    ),
+    # --- Existing pods (VGX) -----------------------------------------------------------------------
+    CodeInfo(
+        code="VGX001",
+        severity=WARNING,
+        family=CLUSTER,
+        title="pod in bind-phase allocating for more than 5 minutes, or bind-phase failed",
+        hint=(
+            "Read the device plugin log on the pod's node and `kubectl describe` the pod; delete the pod "
+            "so its controller recreates it and Volcano allocates afresh."
+        ),
+        doc="""
+            Volcano sets `volcano.sh/bind-phase: allocating` when it allocates; the device plugin sets
+            `success` or `failed` when kubelet asks it for the devices. A pod still `allocating` after
+            minutes was never served (the plugin is down, or could not match the pod); `failed` means
+            the plugin refused it (e.g. `device number not matched`). Stale allocation annotations
+            can also mislead later allocations, since the plugin picks the pending pod by node,
+            device count and oldest `volcano.sh/vgpu-time`.
+
+            Evidence: V§4.7, V§12.4 V15; H§2.8, H§7 #13, H§8 rule 24.
+            """,
+    ),
+    CodeInfo(
+        code="VGX002",
+        severity=WARNING,
+        family=CLUSTER,
+        title="pod's allocation annotations name another node or a GPU that is not on its node",
+        hint=(
+            "Delete and recreate the pod so Volcano writes fresh allocation annotations; never copy "
+            "`volcano.sh/vgpu-*` annotations between pods or set them by hand."
+        ),
+        doc="""
+            Volcano rebuilds each GPU's usage from the `volcano.sh/vgpu-ids-new` annotations of
+            existing pods, and the device plugin finds pods by `volcano.sh/vgpu-node`. A pod whose
+            `vgpu-node` differs from `spec.nodeName`, or whose `vgpu-ids-new` names a UUID its node
+            does not register, corrupts that bookkeeping: phantom usage on one GPU, over-booking on
+            another, or the wrong container cache directory (volcano issue #5532).
+
+            Evidence: V§4.7; H§2.8, H§7 #13, H§8 rule 24; Project-HAMi/volcano-vgpu-device-plugin
+            `pkg/util/util.go` (GetPendingPod).
+            """,
+    ),
+    CodeInfo(
+        code="VGX003",
+        severity=ERROR,
+        family=CLUSTER,
+        title="an existing pod breaks a pod rule (reported under the pod rule's code)",
+        hint=(
+            "Fix the owning workload's pod template as the pod rule's hint says and recreate the pod; "
+            "`vgpuctl explain <CODE>` shows the rule for the code in the finding."
+        ),
+        doc="""
+            This code is never emitted itself. The doctor reviews every existing pod that is not
+            Succeeded or Failed with the pod rules (VGP, VGS, VGH, VGA, VGW). Each violation is
+            reported under the pod rule's own code, e.g. `VGA002`, at that rule's severity, with the
+            pod as subject; when many pods share one violation they are grouped into one finding.
+            This catches pods admitted before the webhook was installed or while it was down.
+
+            Evidence: SPEC §2.9; V§12.4 V15.
+            """,
+        severities=(ERROR, WARNING),
+    ),
+)

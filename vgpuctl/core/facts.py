@@ -1,0 +1,129 @@
+"""What the rules may know about the cluster, and nothing they must not guess.
+
+`ClusterFacts` is the value cluster-aware pod rules read: the device config, the Volcano version, the
+scheduler names, and per-family device capacities. Every field is optional (`None` = unknown); a rule
+that needs an unknown fact is skipped, never guessed. The webhook builds it from its mounted device
+config, `lint` from `--device-config` / `--snapshot`, `doctor` from its snapshot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from vgpuctl.core import spec
+from vgpuctl.core.deviceconfig import DeviceConfig
+from vgpuctl.core.findings import Severity
+from vgpuctl.core.versions import Version
+
+
+@dataclass(frozen=True, slots=True)
+class GpuDevice:
+    """One GPU as registered in `volcano.sh/node-vgpu-register`."""
+
+    uuid: str
+    type: str  # e.g. "NVIDIA-NVIDIA A100-PCIE-40GB"
+    memory: int  # registered devmem: MiB ÷ gpuMemoryFactor
+    mode: str = "hami-core"
+    split: int = 10
+    health: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class VgpuNode:
+    name: str
+    devices: tuple[GpuDevice, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GpushareNode:
+    name: str
+    card_memory: int  # capacity gpu-memory ÷ gpu-number (MiB)
+    healthy_cards: int
+
+
+@dataclass(frozen=True, slots=True)
+class AscendDevice:
+    common_word: str
+    memory: int  # registered devmem (MiB)
+    cores: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class AscendNode:
+    name: str
+    devices: tuple[AscendDevice, ...]
+    hami_vnpu_core: bool = False
+
+
+@dataclass(frozen=True)
+class ClusterFacts:
+    device_config: DeviceConfig | None = None
+    volcano_version: Version | None = None
+    scheduler_names: tuple[str, ...] = spec.DEFAULT_SCHEDULER_NAMES
+    privileged_severity: Severity = Severity.ERROR
+    vgpu_nodes: tuple[VgpuNode, ...] | None = None
+    gpushare_nodes: tuple[GpushareNode, ...] | None = None
+    ascend_nodes: tuple[AscendNode, ...] | None = None
+    npu_core_capacities: tuple[int, ...] | None = None  # MindCluster: capacity huawei.com/npu-core per node
+    cores_per_310p_chip: int | None = None
+    node_resources: frozenset[str] | None = None  # every extended resource some node advertises
+
+    # ---- derived facts (computed once per facts value, which is reused across many reviews) --------
+    @cached_property
+    def gpu_devices(self) -> tuple[GpuDevice, ...] | None:
+        if self.vgpu_nodes is None:
+            return None
+        return tuple(d for n in self.vgpu_nodes for d in n.devices)
+
+    @cached_property
+    def max_gpus_per_node(self) -> int | None:
+        if not self.vgpu_nodes:
+            return None
+        return max(len(n.devices) for n in self.vgpu_nodes)
+
+    @cached_property
+    def gpu_uuids(self) -> frozenset[str] | None:
+        devices = self.gpu_devices
+        return None if devices is None else frozenset(d.uuid for d in devices)
+
+    @cached_property
+    def max_gpushare_card_memory(self) -> int | None:
+        if not self.gpushare_nodes:
+            return None
+        return max(n.card_memory for n in self.gpushare_nodes)
+
+    @cached_property
+    def max_gpushare_cards(self) -> int | None:
+        if not self.gpushare_nodes:
+            return None
+        return max(n.healthy_cards for n in self.gpushare_nodes)
+
+    @cached_property
+    def max_npu_core_capacity(self) -> int | None:
+        if not self.npu_core_capacities:
+            return None
+        return max(self.npu_core_capacities)
+
+    def ascend_max_memory(self, common_word: str) -> int | None:
+        if self.ascend_nodes is None:
+            return None
+        memories = [d.memory for n in self.ascend_nodes for d in n.devices if d.common_word == common_word]
+        return max(memories) if memories else None
+
+    def ascend_max_count(self, common_word: str) -> int | None:
+        if self.ascend_nodes is None:
+            return None
+        return max(
+            (sum(1 for d in n.devices if d.common_word == common_word) for n in self.ascend_nodes),
+            default=0,
+        )
+
+    @cached_property
+    def hami_vnpu_core_node_count(self) -> int | None:
+        if self.ascend_nodes is None:
+            return None
+        return sum(1 for n in self.ascend_nodes if n.hami_vnpu_core)
+
+
+NO_FACTS = ClusterFacts()

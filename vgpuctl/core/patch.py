@@ -1,0 +1,71 @@
+"""RFC 6902 JSON Patch helpers for the mutating defaults.
+
+Defaults only ever add. RFC 6902 `add` on an existing object member replaces it, which is what the one
+overwrite we do (`schedulerName: default-scheduler`) needs, so every op is an `add`. Parent objects that
+are missing are added whole, because `add` cannot create intermediate members.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+Pointer = tuple[str | int, ...]
+PatchOp = dict[str, Any]
+
+
+def escape_token(token: str | int) -> str:
+    """RFC 6901: `~` → `~0`, `/` → `~1` (annotation keys like `volcano.sh/vgpu-number`)."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def pointer(tokens: Iterable[str | int]) -> str:
+    return "".join("/" + escape_token(t) for t in tokens)
+
+
+def add_ops(document: Any, additions: Sequence[tuple[Pointer, Any]]) -> list[PatchOp]:
+    """Ops that add each `(path, value)` to `document`, creating missing parent objects.
+
+    Additions under a parent that is itself missing are merged into one op that adds the parent, so
+    the patch applies cleanly in order and stays short.
+    """
+    ops: list[PatchOp] = []
+    created: dict[Pointer, dict[str, Any]] = {}  # missing parents we emitted, by path → their value
+    for path, value in additions:
+        # Find the deepest existing ancestor in the document (or one we created in this patch).
+        node: Any = document
+        depth = 0
+        for token in path[:-1]:
+            child = _child(node, token)
+            if child is None:
+                break
+            node = child
+            depth += 1
+        if depth == len(path) - 1:
+            ops.append({"op": "add", "path": pointer(path), "value": value})
+            continue
+        # Build the missing part: path[depth] is the first missing member.
+        missing_at: Pointer = path[: depth + 1]
+        if missing_at in created:
+            target = created[missing_at]
+            for token in path[depth + 1 : -1]:
+                target = target.setdefault(str(token), {})
+            target[str(path[-1])] = value
+            continue
+        nested: Any = value
+        for token in reversed(path[depth + 1 :]):
+            nested = {str(token): nested}
+        created[missing_at] = nested
+        ops.append({"op": "add", "path": pointer(missing_at), "value": nested})
+    return ops
+
+
+def _child(node: Any, token: str | int) -> Any:
+    if isinstance(token, int):
+        if isinstance(node, list) and 0 <= token < len(node):
+            return node[token]
+        return None
+    if isinstance(node, Mapping):
+        child = node.get(token)
+        return child if isinstance(child, Mapping | list) else None
+    return None

@@ -1,0 +1,86 @@
+"""`review`: the one verdict on a pod-bearing object, shared by the webhook, `lint` and `doctor`.
+
+`review(obj, facts)` applies the mutating defaults to a cheap view of every pod inside `obj`, runs all
+pod rules (SPEC §2.1–2.5) on the defaulted view, and returns the findings, the add-only JSON Patch that
+carries the defaults, and `allowed` — the verdict after the defaults apply. It never raises on any
+JSON-shaped input; what it cannot read it reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from vgpuctl.core.catalogue import hint_for
+from vgpuctl.core.facts import NO_FACTS, ClusterFacts
+from vgpuctl.core.findings import Finding, Severity
+from vgpuctl.core.patch import PatchOp, add_ops
+from vgpuctl.core.podrules import ascend, defaults, gpushare, mindcluster, vgpu, workloads
+from vgpuctl.core.podrules.context import build_context
+from vgpuctl.core.podrules.targets import is_volcano_job, pod_targets
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    allowed: bool
+    findings: tuple[Finding, ...]
+    patch: tuple[PatchOp, ...]
+    checked: bool = True  # False: not a kind vgpuctl checks (skipped, allowed)
+
+
+SKIPPED = Review(True, (), (), checked=False)
+
+
+def review(
+    obj: Any,
+    facts: ClusterFacts | None = None,
+    *,
+    apply_defaults: bool = True,
+    existing: bool = False,
+) -> Review:
+    """Review a Pod, a Volcano Job or a workload with a pod template.
+
+    `apply_defaults=False` is the validating webhook's view: settings the mutating webhook would have
+    filled in are errors. `existing=True` is the doctor's view of pods already in the cluster:
+    annotations the scheduler writes are expected there, and nothing is defaulted.
+    """
+    if not isinstance(obj, Mapping):
+        return SKIPPED
+    targets = pod_targets(obj)
+    if targets is None:
+        return SKIPPED
+    facts = facts if facts is not None else NO_FACTS
+    mutate = apply_defaults and not existing
+    findings: list[Finding] = []
+    additions = []
+    if is_volcano_job(obj) and not targets:
+        findings.append(_malformed("spec.tasks", "Volcano Job has no tasks with a pod template"))
+    for target in targets:
+        ctx = build_context(target, facts, mutate, existing)
+        if ctx.malformed:
+            findings.append(_malformed(target.subject_prefix + "spec",
+                                       "containers, initContainers or ephemeralContainers is not a list "
+                                       "of container objects"))
+        if not ctx.containers and not ctx.malformed:
+            findings.append(_malformed(target.subject_prefix + "spec.containers", "the pod has no containers"))
+        defaults.apply_defaults(ctx)
+        vgpu.check(ctx)
+        vgpu.privileged(ctx)
+        gpushare.check(ctx)
+        ascend.check(ctx)
+        mindcluster.check(ctx)
+        findings.extend(ctx.findings)
+        additions.extend(ctx.additions)
+    if is_volcano_job(obj):
+        findings.extend(workloads.job_metadata(obj, targets))
+    allowed = not any(f.severity is Severity.ERROR for f in findings)
+    patch = tuple(add_ops(obj, additions)) if additions else ()
+    return Review(allowed, tuple(findings), patch)
+
+
+def _malformed(subject: str, message: str) -> Finding:
+    return Finding("VGL001", Severity.ERROR, subject, message, hint_for("VGL001"))
+
+
+__all__ = ["Review", "review"]

@@ -1,0 +1,163 @@
+"""The mutating defaults: the settings users forget that the webhook fills in (SPEC §2).
+
+Each default either repairs the pod (recorded as an addition and reported at `info`) or, when defaults
+are not being applied (the validating path), reports the same rule as an `error`. Validation rules run
+after these, on the defaulted view, so `allowed` is the verdict after the defaults apply.
+"""
+
+from __future__ import annotations
+
+from vgpuctl.core import spec
+from vgpuctl.core.findings import Severity
+from vgpuctl.core.podrules.context import PodContext, quantity, show
+from vgpuctl.core.podrules.mindcluster import npu_core_request
+from vgpuctl.core.podrules.resources import ascend_resources, is_device_resource
+from vgpuctl.core.podrules.targets import as_mapping
+
+INFO, ERROR = Severity.INFO, Severity.ERROR
+
+
+def apply_defaults(ctx: PodContext) -> None:
+    request_to_limit(ctx)
+    vgpu_number(ctx)
+    ascend_count(ctx)
+    mindcluster_labels(ctx)
+    scheduler_name(ctx)
+
+
+def _same_quantity(a: object, b: object) -> bool:
+    qa, qb = quantity(a), quantity(b)
+    if qa is not None and qb is not None:
+        return qa.value == qb.value
+    return str(a).strip() == str(b).strip()
+
+
+def request_to_limit(ctx: PodContext) -> None:
+    """VGP014: extended resources need limits, and request must equal limit."""
+    for c in ctx.containers:
+        for name, value in list(c.requests.items()):
+            if not is_device_resource(ctx, name):
+                continue
+            where = ctx.container_where(c)
+            if name not in c.limits:
+                if ctx.apply_defaults:
+                    ctx.add_limit(c, name, str(value) if not isinstance(value, str) else value)
+                    ctx.emit("VGP014", INFO, ctx.container_subject(c),
+                             f"{where}: added limits {name}: {show(value)} (copied from requests)")
+                else:
+                    ctx.emit("VGP014", ERROR, ctx.container_subject(c),
+                             f"{where}: {name} is set in requests but not in limits; the API server rejects "
+                             "extended resources without a limit")
+            elif not _same_quantity(value, c.limits[name]):
+                ctx.emit("VGP014", ERROR, ctx.container_subject(c),
+                         f"{where}: {name} request {show(value)} differs from limit {show(c.limits[name])}; "
+                         "extended resources cannot be overcommitted, so the API server rejects the pod")
+
+
+def vgpu_number(ctx: PodContext) -> None:
+    """VGP002: vGPU memory/cores/percentage without a count is invisible or mis-allocated (V§4.3)."""
+    n = ctx.names
+    config = ctx.facts.device_config
+    default = config.nvidia.default_gpu_num if config is not None and config.nvidia.default_gpu_num > 0 else 1
+    for c in ctx.app_containers():
+        if c.has(n.vgpu_count):
+            continue
+        given = [r for r in (n.vgpu_memory, n.vgpu_cores, n.vgpu_percentage) if c.has(r)]
+        if not given:
+            continue
+        where = ctx.container_where(c)
+        if ctx.apply_defaults:
+            ctx.add_limit(c, n.vgpu_count, str(default))
+            ctx.emit("VGP002", INFO, ctx.container_subject(c), f"{where}: added {n.vgpu_count}: {default}")
+        else:
+            ctx.emit("VGP002", ERROR, ctx.container_subject(c),
+                     f"{where}: sets {', '.join(given)} but not {n.vgpu_count}; Volcano ignores cores-only "
+                     "and percentage-only containers and the device plugin mis-assigns memory-only ones")
+
+
+def ascend_count(ctx: PodContext) -> None:
+    """VGH002: Ascend memory or cores without the count resource."""
+    for c in ctx.app_containers():
+        resources = ascend_resources(ctx, c)
+        counts = {r.name for r in resources if r.role == "count"}
+        for res in resources:
+            if res.role == "count" or res.count_name in counts or c.has(res.count_name):
+                continue
+            has_memory = any(r.role == "memory" and r.count_name == res.count_name for r in resources)
+            where = ctx.container_where(c)
+            if res.role == "memory" and ctx.apply_defaults:
+                ctx.add_limit(c, res.count_name, "1")
+                ctx.emit("VGH002", INFO, ctx.container_subject(c), f"{where}: added {res.count_name}: 1")
+                counts.add(res.count_name)
+            elif res.role == "memory" or not has_memory:
+                ctx.emit("VGH002", ERROR, ctx.container_subject(c),
+                         f"{where}: sets {res.name} but not {res.count_name}; Volcano only sees Ascend "
+                         "requests that carry the count (or memory) resource")
+                counts.add(res.count_name)
+
+
+def mindcluster_labels(ctx: PodContext) -> None:
+    """VGA004 / VGA005: make the implicit `vnpu-level: low` and `vnpu-dvpp: "null"` explicit."""
+    if not ctx.apply_defaults or ctx.existing:
+        return
+    cores = npu_core_request(ctx)
+    if cores is None or cores not in spec.MINDCLUSTER_VNPU_CORES:
+        return
+    if ctx.labels.get(spec.LABEL_RING_CONTROLLER) != spec.RING_CONTROLLER_310P:
+        return
+    if spec.LABEL_VNPU_LEVEL not in ctx.labels:
+        ctx.add_label(spec.LABEL_VNPU_LEVEL, "low")
+        ctx.emit("VGA004", INFO, f"label/{spec.LABEL_VNPU_LEVEL}",
+                 f"{ctx.pod_where()}: added label {spec.LABEL_VNPU_LEVEL}: low")
+    if spec.LABEL_VNPU_DVPP not in ctx.labels:
+        ctx.add_label(spec.LABEL_VNPU_DVPP, "null")
+        ctx.emit("VGA005", INFO, f"label/{spec.LABEL_VNPU_DVPP}",
+                 f'{ctx.pod_where()}: added label {spec.LABEL_VNPU_DVPP}: "null"')
+
+
+def _requests_volcano_device(ctx: PodContext) -> bool:
+    for c in ctx.containers:
+        for name in (*c.limits, *c.requests):
+            if name.startswith("volcano.sh/") or name == spec.NPU_CORE:
+                return True
+            if name.startswith(spec.ASCEND_RESOURCE_PREFIX):
+                vnpus = ctx.names.vnpus
+                # With a known config only its declared names are Volcano-managed; unknown config:
+                # treat every huawei.com/Ascend* name as such (that is what Volcano's default does).
+                if vnpus is None or any(
+                    name in (v.resource_name, v.resource_memory_name, v.core_resource_name) for v in vnpus
+                ):
+                    return True
+    return False
+
+
+def scheduler_name(ctx: PodContext) -> None:
+    """VGP015: only a Volcano scheduler writes the allocation annotations the device plugins need."""
+    if ctx.existing or not _requests_volcano_device(ctx):
+        return
+    names = ctx.facts.scheduler_names or spec.DEFAULT_SCHEDULER_NAMES
+    own = ctx.target.spec.get("schedulerName")
+    job = ctx.target.volcano_job
+    if job is not None and not own:
+        # A Volcano Job's pods inherit spec.schedulerName (Volcano's job webhook defaults it to volcano),
+        # so the setting to judge and to repair is the Job's own.
+        current = as_mapping(job.get("spec")).get("schedulerName")
+        if not current or current in names:
+            return
+        pointer: tuple[str | int, ...] = ("spec",)
+        subject = "spec.schedulerName"
+    else:
+        if isinstance(own, str) and own in names:
+            return
+        current = own
+        pointer = (*ctx.target.pointer, "spec")
+        subject = ctx.target.subject_prefix + "spec.schedulerName"
+    shown = "empty" if current in (None, "") else show(current)
+    if current in (None, "", spec.KUBE_DEFAULT_SCHEDULER) and ctx.apply_defaults:
+        ctx.set_spec_field("schedulerName", names[0], pointer)
+        ctx.emit_at("VGP015", INFO, subject, f"{ctx.pod_where()}: set schedulerName to {names[0]} (was {shown})")
+        return
+    ctx.emit_at("VGP015", ERROR, subject,
+                f"{ctx.pod_where()}: schedulerName is {shown}, not a Volcano scheduler ({', '.join(names)}); "
+                "another scheduler binds it without device allocation annotations and the device plugin "
+                "fails the pod at admission")

@@ -1,0 +1,82 @@
+"""Which family a resource name belongs to, and how its value reads as a whole number."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from vgpuctl.core import spec
+from vgpuctl.core.deviceconfig import VnpuConfig
+from vgpuctl.core.podrules.context import ContainerView, PodContext, quantity, show
+
+
+@dataclass(frozen=True, slots=True)
+class AscendResource:
+    name: str
+    role: str  # "count" | "memory" | "core"
+    count_name: str  # the count resource this one belongs with
+    vnpu: VnpuConfig | None  # None when the device config is unknown or does not declare it
+    declared: bool  # False: a device config is known and no `vnpus` entry declares it (VGH008)
+
+
+def ascend_resource(ctx: PodContext, name: str) -> AscendResource | None:
+    """Classify a `huawei.com/Ascend*` resource; `huawei.com/npu-core` is MindCluster, not this."""
+    if not name.startswith(spec.ASCEND_RESOURCE_PREFIX):
+        return None
+    vnpus = ctx.names.vnpus
+    if vnpus is not None:
+        for vnpu in vnpus:
+            if name == vnpu.resource_name:
+                return AscendResource(name, "count", vnpu.resource_name, vnpu, True)
+            if name == vnpu.resource_memory_name:
+                return AscendResource(name, "memory", vnpu.resource_name, vnpu, True)
+            if name == vnpu.core_resource_name:
+                return AscendResource(name, "core", vnpu.resource_name, vnpu, True)
+    # Unknown config, or undeclared: the naming convention every shipped config follows.
+    if name.endswith(spec.ASCEND_MEMORY_SUFFIX):
+        role, count = "memory", name[: -len(spec.ASCEND_MEMORY_SUFFIX)]
+    elif name.endswith(spec.ASCEND_CORE_SUFFIX):
+        role, count = "core", name[: -len(spec.ASCEND_CORE_SUFFIX)]
+    else:
+        role, count = "count", name
+    return AscendResource(name, role, count, None, vnpus is None)
+
+
+def ascend_resources(ctx: PodContext, c: ContainerView) -> list[AscendResource]:
+    found: list[AscendResource] = []
+    seen: set[str] = set()
+    for name in (*c.limits, *c.requests):
+        if name in seen:
+            continue
+        seen.add(name)
+        res = ascend_resource(ctx, name)
+        if res is not None:
+            found.append(res)
+    return found
+
+
+def is_device_resource(ctx: PodContext, name: str) -> bool:
+    return (
+        name in ctx.names.vgpu_all
+        or name in ctx.names.gpushare_all
+        or name == spec.NPU_CORE
+        or name.startswith(spec.ASCEND_RESOURCE_PREFIX)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class WholeNumber:
+    value: int | None  # None when the text is not a whole number
+    problem: str  # why not, for messages ("" when value is set)
+    unit: str = ""  # the unit suffix as written, if any
+
+
+def whole_number(raw: Any) -> WholeNumber:
+    q = quantity(raw)
+    if q is None:
+        return WholeNumber(None, f"{show(raw)} is not a valid Kubernetes quantity")
+    n = q.as_int()
+    if n is None:
+        return WholeNumber(None, f"{show(raw)} is not a whole number (extended resources must be integers)",
+                           q.suffix)
+    return WholeNumber(n, "", q.suffix)

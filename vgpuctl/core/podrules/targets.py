@@ -1,0 +1,90 @@
+"""Find the pods inside an object: a Pod, a Volcano Job's task templates, a workload's pod template.
+
+Each pod-like thing becomes a `PodTarget` that knows where it sits in the object (for patch paths and
+subjects), so one set of pod rules serves Pods, Volcano Jobs, Deployments, StatefulSets, DaemonSets,
+ReplicaSets, Jobs and CronJobs alike (VGW002).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from vgpuctl.core import spec
+from vgpuctl.core.patch import Pointer
+
+_EMPTY: Mapping[str, Any] = {}
+
+
+def as_mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else _EMPTY
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+@dataclass(frozen=True, slots=True)
+class PodTarget:
+    pointer: Pointer  # JSON pointer tokens of the pod-like object (has metadata and spec)
+    metadata: Mapping[str, Any]
+    spec: Mapping[str, Any]
+    subject_prefix: str  # "" for a Pod, "template/" for workloads, "task/<name>/" for Volcano Jobs
+    where: str  # "" for a Pod, "template " / 'task "worker" ' for messages
+    volcano_job: Mapping[str, Any] | None = None  # the enclosing Volcano Job, if any
+
+
+def is_volcano_job(obj: Mapping[str, Any]) -> bool:
+    api = obj.get("apiVersion")
+    return obj.get("kind") == "Job" and isinstance(api, str) and api.startswith(spec.VOLCANO_JOB_API_GROUP + "/")
+
+
+def pod_targets(obj: Mapping[str, Any]) -> list[PodTarget] | None:
+    """The pod-like parts of `obj`, or None when its kind is not one vgpuctl checks."""
+    kind = obj.get("kind")
+    if kind == "Pod":
+        return [PodTarget((), as_mapping(obj.get("metadata")), as_mapping(obj.get("spec")), "", "")]
+    if is_volcano_job(obj):
+        targets = []
+        for i, task in enumerate(as_list(as_mapping(obj.get("spec")).get("tasks"))):
+            task_m = as_mapping(task)
+            name = task_m.get("name")
+            label = name if isinstance(name, str) and name else str(i)
+            template = as_mapping(task_m.get("template"))
+            targets.append(
+                PodTarget(
+                    ("spec", "tasks", i, "template"),
+                    as_mapping(template.get("metadata")),
+                    as_mapping(template.get("spec")),
+                    f"task/{label}/",
+                    f'task "{label}" ',
+                    obj,
+                )
+            )
+        return targets
+    if kind == "CronJob":
+        template = as_mapping(
+            as_mapping(as_mapping(as_mapping(obj.get("spec")).get("jobTemplate")).get("spec")).get("template")
+        )
+        return [
+            PodTarget(
+                ("spec", "jobTemplate", "spec", "template"),
+                as_mapping(template.get("metadata")),
+                as_mapping(template.get("spec")),
+                "jobTemplate/template/",
+                "template ",
+            )
+        ]
+    if kind in spec.WORKLOAD_KINDS:
+        template = as_mapping(as_mapping(obj.get("spec")).get("template"))
+        return [
+            PodTarget(
+                ("spec", "template"),
+                as_mapping(template.get("metadata")),
+                as_mapping(template.get("spec")),
+                "template/",
+                "template ",
+            )
+        ]
+    return None

@@ -1,0 +1,339 @@
+"""Pod rules for NVIDIA vGPU: HAMi-core slicing and dynamic MIG (`VGP`, SPEC §2.1, V§4)."""
+
+from __future__ import annotations
+
+import re
+
+from vgpuctl.core import spec
+from vgpuctl.core.deviceconfig import mig_fit_in_geometry, mig_request_mib
+from vgpuctl.core.facts import GpuDevice
+from vgpuctl.core.findings import Severity
+from vgpuctl.core.podrules.context import ContainerView, PodContext, show
+from vgpuctl.core.podrules.resources import ascend_resources, whole_number
+from vgpuctl.core.versions import checks_vgpu_resources_generically, has_gpu_uuid_filter, has_podgroup_policy
+
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+_MODES = tuple(m.value for m in spec.VgpuMode)
+_GPU_UUID = re.compile(r"^GPU-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
+def check(ctx: PodContext) -> None:
+    n = ctx.names
+    mode = _mode(ctx)
+    for c in ctx.containers:
+        if not c.is_app and c.has_any(n.vgpu_all):
+            found = sorted(r for r in (*c.limits, *c.requests) if r in n.vgpu_all)
+            ctx.emit("VGP007", ERROR, ctx.container_subject(c),
+                     f"{ctx.container_where(c)}: requests {', '.join(dict.fromkeys(found))}; Volcano ignores "
+                     f"{c.kind} but the device plugin would consume an app container's allocation")
+    _mixing(ctx)
+    gpu_containers = [c for c in ctx.app_containers() if c.has_any(n.vgpu_all)]
+    if not gpu_containers:
+        return
+    if len(gpu_containers) > 1:
+        names = ", ".join(f'"{c.name}"' for c in gpu_containers)
+        ctx.emit("VGP013", WARNING, "spec.containers",
+                 f"{ctx.pod_where()}: {len(gpu_containers)} containers request vGPU ({names}); the device "
+                 "plugin matches allocations to containers by order and refuses multi-container requests")
+    for c in gpu_containers:
+        _container(ctx, c, mode)
+    _gputype(ctx)
+    _gpuuuid(ctx)
+    _podgroup(ctx)
+
+
+def _mode(ctx: PodContext) -> str | None:
+    """VGP001; returns the mode when it is one Volcano knows, else None."""
+    raw = ctx.annotations.get(spec.ANN_VGPU_MODE)
+    if raw is None:
+        return None
+    if raw in _MODES:
+        return str(raw)
+    text = str(raw).strip().lower()
+    guess = next((m for m in _MODES if m == text or m.replace("-", "") == text.replace("-", "")), None)
+    mean = f" (did you mean {guess!r}?)" if guess else ""
+    ctx.emit("VGP001", ERROR, f"annotation/{spec.ANN_VGPU_MODE}",
+             f"{ctx.pod_where()}: {spec.ANN_VGPU_MODE}: {show(raw)} is not hami-core or mig{mean}; it can "
+             "never equal a node's mode, so the pod stays Pending on every node")
+    return None
+
+
+def _mixing(ctx: PodContext) -> None:
+    """VGP008: gpushare and vGPU cannot be enabled together, so a pod mixing them never schedules."""
+    n = ctx.names
+    vgpu = sorted({r for c in ctx.containers for r in (*c.limits, *c.requests) if r in n.vgpu_all})
+    share = sorted({r for c in ctx.containers for r in (*c.limits, *c.requests) if r in n.gpushare_all})
+    if vgpu and share:
+        ctx.emit("VGP008", ERROR, "spec.containers",
+                 f"{ctx.pod_where()}: mixes gpushare ({', '.join(share)}) with vGPU ({', '.join(vgpu)}); "
+                 "the scheduler exits if both families are enabled, so one of them is always off")
+
+
+def _container(ctx: PodContext, c: ContainerView, mode: str | None) -> None:
+    n = ctx.names
+    where, subject = ctx.container_where(c), ctx.container_subject(c)
+    count = None
+    if c.has(n.vgpu_count):
+        w = whole_number(c.get(n.vgpu_count))
+        if w.value is None or w.value < 1:
+            why = w.problem or f"{w.value} is not ≥ 1"
+            ctx.emit("VGP003", ERROR, subject, f"{where}: {n.vgpu_count} {why}")
+        else:
+            count = w.value
+            most = ctx.facts.max_gpus_per_node
+            if most is not None and count > most:
+                ctx.emit("VGP003", ERROR, subject,
+                         f"{where}: {n.vgpu_count}: {count} exceeds the most GPUs on any vGPU node ({most}); "
+                         "one container never gets the same GPU twice, so no node fits")
+    cores = None
+    if c.has(n.vgpu_cores):
+        w = whole_number(c.get(n.vgpu_cores))
+        if w.value is None or not 0 <= w.value <= 100:
+            why = w.problem or f"{w.value} is outside 0..100 (percent of one GPU)"
+            ctx.emit("VGP004", ERROR, subject, f"{where}: {n.vgpu_cores} {why}")
+        else:
+            cores = w.value
+    memory = _memory(ctx, c, mode)
+    percentage = _percentage(ctx, c, memory is not None)
+    if mode == spec.VgpuMode.MIG.value:
+        _mig(ctx, c, memory, percentage, cores)
+    _resolution(ctx, c, count, cores, memory, percentage, mode)
+
+
+def _memory(ctx: PodContext, c: ContainerView, mode: str | None) -> int | None:
+    n = ctx.names
+    if not c.has(n.vgpu_memory):
+        return None
+    where, subject = ctx.container_where(c), ctx.container_subject(c)
+    raw = c.get(n.vgpu_memory)
+    w = whole_number(raw)
+    factor = ctx.facts.device_config.nvidia.memory_factor if ctx.facts.device_config else 1
+    unit = "MiB" if factor == 1 else f"units of {factor} MiB (gpuMemoryFactor)"
+    if w.unit:
+        suggestion = _suggest_mib(raw, factor)
+        ctx.emit("VGP005", ERROR, subject,
+                 f"{where}: {n.vgpu_memory} {show(raw)} carries a unit suffix; the value is a count of {unit}, "
+                 f"so it reads as {w.value if w.value is not None else 'a fraction'} and can never fit"
+                 f"{suggestion}")
+        return None
+    if w.value is None or w.value <= 0:
+        why = w.problem or f"{w.value} is not a positive number of {unit}"
+        ctx.emit("VGP005", ERROR, subject, f"{where}: {n.vgpu_memory} {why}")
+        return None
+    if mode != spec.VgpuMode.MIG.value:
+        devices = eligible_devices(ctx)
+        if devices:
+            largest = max(d.memory for d in devices)
+            if w.value > largest:
+                ctx.emit("VGP005", ERROR, subject,
+                         f"{where}: {n.vgpu_memory}: {w.value} is more than any eligible GPU has "
+                         f"(largest: {largest}); no node fits")
+    return w.value
+
+
+def _suggest_mib(raw: object, factor: int) -> str:
+    from vgpuctl.core.podrules.context import quantity
+
+    q = quantity(raw)
+    if q is None or q.value <= 0:
+        return ""
+    mib = q.value / (1024 * 1024)
+    units = mib / factor
+    if units >= 1 and units == int(units):
+        return f"; write {int(units)}"
+    return ""
+
+
+def _percentage(ctx: PodContext, c: ContainerView, has_memory: bool) -> int | None:
+    n = ctx.names
+    if not c.has(n.vgpu_percentage):
+        return None
+    where, subject = ctx.container_where(c), ctx.container_subject(c)
+    raw = c.get(n.vgpu_percentage)
+    w = whole_number(raw)
+    if w.value is None or not 1 <= w.value <= 100:
+        why = w.problem or f"{w.value} is outside 1..100"
+        ctx.emit("VGP006", ERROR, subject, f"{where}: {n.vgpu_percentage} {why}")
+        return None
+    config = ctx.facts.device_config
+    if config is not None and config.nvidia.resource_memory_percentage_name != n.vgpu_percentage:
+        ctx.emit("VGP006", ERROR, subject,
+                 f"{where}: {n.vgpu_percentage} is not enabled: the device config does not set "
+                 "nvidia.resourceMemoryPercentageName, so Volcano ignores it and books whole GPUs")
+        return None
+    version, advertised = ctx.facts.volcano_version, ctx.facts.node_resources
+    if (version is not None and checks_vgpu_resources_generically(version) and advertised is not None
+            and n.vgpu_percentage not in advertised):
+        ctx.emit("VGP006", ERROR, subject,
+                 f"{where}: no node advertises {n.vgpu_percentage}; Volcano {version} checks it against "
+                 "allocatable, so the pod fails with Insufficient resources everywhere")
+        return None
+    if has_memory:
+        ctx.emit("VGP006", WARNING, subject,
+                 f"{where}: sets both {n.vgpu_memory} and {n.vgpu_percentage}; Volcano uses the percentage "
+                 "and ignores the memory")
+    return w.value
+
+
+def _mig(ctx: PodContext, c: ContainerView, memory: int | None, percentage: int | None,
+         cores: int | None) -> None:
+    n = ctx.names
+    where, subject = ctx.container_where(c), ctx.container_subject(c)
+    if not c.has(n.vgpu_memory) and percentage is None:
+        ctx.emit("VGP009", ERROR, subject,
+                 f"{where}: vgpu-mode mig without {n.vgpu_memory} asks for a whole GPU's registered memory, "
+                 "which no MIG instance has (full-card trap)")
+    config = ctx.facts.device_config
+    if config is not None and memory is not None:
+        geometries = config.nvidia.known_mig_geometries
+        request = mig_request_mib(config.nvidia, memory)
+        if not geometries:
+            ctx.emit("VGP009", ERROR, subject,
+                     f"{where}: vgpu-mode mig but the device config has no knownMigGeometries; Volcano runs "
+                     "every GPU as hami-core, so no node ever matches mig")
+        elif not any(mig_fit_in_geometry(g, request) for g in geometries):
+            largest = config.nvidia.largest_mig_instance
+            ctx.emit("VGP009", ERROR, subject,
+                     f"{where}: {n.vgpu_memory}: {memory} ({request} MiB) is larger than every MIG instance "
+                     f"of every known model (largest: {largest} MiB)")
+    if cores:
+        ctx.emit("VGP009", WARNING, subject,
+                 f"{where}: {n.vgpu_cores}: {cores} with vgpu-mode mig is booked but not enforced; a MIG "
+                 "instance's compute is fixed by its profile")
+
+
+def _resolution(ctx: PodContext, c: ContainerView, count: int | None, cores: int | None,
+                memory: int | None, percentage: int | None, mode: str | None) -> None:
+    """VGP017: say what the request resolves to when it is not obvious."""
+    where, subject = ctx.container_where(c), ctx.container_subject(c)
+    gpus = f"{count} GPU" + ("s" if (count or 0) > 1 else "") if count else "the GPU"
+    if cores == 100:
+        ctx.emit("VGP017", INFO, subject,
+                 f"{where}: {ctx.names.vgpu_cores}: 100 makes {gpus} exclusive: no other pod may share it")
+    config = ctx.facts.device_config
+    if mode == spec.VgpuMode.MIG.value and memory is not None and config is not None:
+        request = mig_request_mib(config.nvidia, memory)
+        slices = []
+        for geometry in config.nvidia.known_mig_geometries:
+            fit = mig_fit_in_geometry(geometry, request)
+            if fit is not None and geometry.models:
+                slices.append(f"{fit.instance.name} ({fit.group.name}) on {geometry.models[0]}")
+        if slices:
+            ctx.emit("VGP017", INFO, subject,
+                     f"{where}: MIG request of {request} MiB per GPU gets " + "; ".join(slices))
+    elif not c.has(ctx.names.vgpu_memory) and not c.has(ctx.names.vgpu_percentage) and mode is None:
+        ctx.emit("VGP017", INFO, subject,
+                 f"{where}: no {ctx.names.vgpu_memory}: {gpus} is booked with all of its memory")
+
+
+def eligible_devices(ctx: PodContext) -> list[GpuDevice] | None:
+    """GPUs the pod's type and UUID filters allow (None when the cluster's GPUs are unknown)."""
+    devices = ctx.facts.gpu_devices
+    if devices is None:
+        return None
+    use = _tokens(ctx.annotations.get(spec.ANN_USE_GPUTYPE))
+    nouse = _tokens(ctx.annotations.get(spec.ANN_NOUSE_GPUTYPE))
+    allow = {t.strip() for t in _tokens(ctx.annotations.get(spec.ANN_USE_GPUUUID)) if t.strip()}
+    deny = {t.strip() for t in _tokens(ctx.annotations.get(spec.ANN_NOUSE_GPUUUID)) if t.strip()}
+    result = []
+    for d in devices:
+        kind = d.type.lower()
+        if use and not any(t and t.lower() in kind for t in use):
+            continue
+        if not use and nouse and any(t and t.lower() in kind for t in nouse):
+            continue
+        if d.uuid in deny or (allow and d.uuid not in allow):
+            continue
+        result.append(d)
+    return result
+
+
+def _tokens(raw: object) -> list[str]:
+    return str(raw).split(",") if raw is not None else []
+
+
+def _gputype(ctx: PodContext) -> None:
+    """VGP010."""
+    use_raw = ctx.annotations.get(spec.ANN_USE_GPUTYPE)
+    nouse_raw = ctx.annotations.get(spec.ANN_NOUSE_GPUTYPE)
+    for key, raw in ((spec.ANN_USE_GPUTYPE, use_raw), (spec.ANN_NOUSE_GPUTYPE, nouse_raw)):
+        if raw is not None and any(not t.strip() for t in _tokens(raw)):
+            ctx.emit("VGP010", ERROR, f"annotation/{key}",
+                     f"{ctx.pod_where()}: {key}: {show(raw)} has an empty entry, which matches (or, in nouse, excludes) every GPU type")
+    if use_raw is not None and nouse_raw is not None:
+        ctx.emit("VGP010", WARNING, f"annotation/{spec.ANN_NOUSE_GPUTYPE}",
+                 f"{ctx.pod_where()}: both {spec.ANN_USE_GPUTYPE} and {spec.ANN_NOUSE_GPUTYPE} are set; "
+                 f"Volcano ignores {spec.ANN_NOUSE_GPUTYPE} when {spec.ANN_USE_GPUTYPE} is present")
+    devices = ctx.facts.gpu_devices
+    if devices and (use_raw is not None or nouse_raw is not None) and not eligible_devices(ctx):
+        key = spec.ANN_USE_GPUTYPE if use_raw is not None else spec.ANN_NOUSE_GPUTYPE
+        types = ", ".join(sorted({d.type for d in devices}))
+        ctx.emit("VGP010", WARNING, f"annotation/{key}",
+                 f"{ctx.pod_where()}: {key}: {show(use_raw if use_raw is not None else nouse_raw)} leaves no "
+                 f"GPU in the cluster (types: {types})")
+
+
+def _gpuuuid(ctx: PodContext) -> None:
+    """VGP011."""
+    version = ctx.facts.volcano_version
+    known = ctx.facts.gpu_uuids
+    lists: dict[str, list[str]] = {}
+    for key in (spec.ANN_USE_GPUUUID, spec.ANN_NOUSE_GPUUUID):
+        raw = ctx.annotations.get(key)
+        if raw is None:
+            continue
+        tokens = [t.strip() for t in _tokens(raw)]
+        lists[key] = [t for t in tokens if t]
+        subject = f"annotation/{key}"
+        bad = [t for t in tokens if not _GPU_UUID.match(t)]
+        if bad:
+            shown = ", ".join(repr(t) for t in bad)
+            ctx.emit("VGP011", WARNING, subject,
+                     f"{ctx.pod_where()}: {key} has entries that are not GPU UUIDs (GPU-xxxxxxxx-…): {shown}")
+        if known is not None:
+            unknown = [t for t in lists[key] if _GPU_UUID.match(t) and t not in known]
+            if unknown:
+                ctx.emit("VGP011", WARNING, subject,
+                         f"{ctx.pod_where()}: {key} names GPUs no node registers: {', '.join(unknown)}")
+        if version is not None and not has_gpu_uuid_filter(version):
+            ctx.emit("VGP011", WARNING, subject,
+                     f"{ctx.pod_where()}: {key} is ignored by Volcano {version} (needs ≥ 1.16)")
+    allow, deny = lists.get(spec.ANN_USE_GPUUUID), lists.get(spec.ANN_NOUSE_GPUUUID)
+    if allow and deny and set(allow) <= set(deny):
+        ctx.emit("VGP011", WARNING, f"annotation/{spec.ANN_NOUSE_GPUUUID}",
+                 f"{ctx.pod_where()}: {spec.ANN_NOUSE_GPUUUID} denies every GPU that "
+                 f"{spec.ANN_USE_GPUUUID} allows (deny wins), so no GPU is left")
+
+
+def _podgroup(ctx: PodContext) -> None:
+    """VGP012."""
+    raw = ctx.annotations.get(spec.ANN_PODGROUP_POLICY)
+    if raw is None:
+        return
+    subject = f"annotation/{spec.ANN_PODGROUP_POLICY}"
+    if raw != spec.PODGROUP_POLICY_SPREAD:
+        ctx.emit("VGP012", WARNING, subject,
+                 f"{ctx.pod_where()}: {spec.ANN_PODGROUP_POLICY}: {show(raw)} has no effect; only "
+                 f"{spec.PODGROUP_POLICY_SPREAD!r} is implemented")
+    elif ctx.target.volcano_job is None and not (
+        ctx.annotations.get(spec.ANN_GROUP_NAME_K8S) or ctx.annotations.get(spec.ANN_GROUP_NAME_VOLCANO)
+    ):
+        ctx.emit("VGP012", WARNING, subject,
+                 f"{ctx.pod_where()}: {spec.ANN_PODGROUP_POLICY}: spread without a PodGroup annotation "
+                 f"({spec.ANN_GROUP_NAME_K8S}) has nothing to spread from")
+    version = ctx.facts.volcano_version
+    if version is not None and not has_podgroup_policy(version):
+        ctx.emit("VGP012", WARNING, subject,
+                 f"{ctx.pod_where()}: {spec.ANN_PODGROUP_POLICY} is ignored by Volcano {version} (needs ≥ 1.15)")
+
+
+def privileged(ctx: PodContext) -> None:
+    """VGP016: a privileged container sees every device on the node, so slicing isolates nothing."""
+    n = ctx.names
+    for c in ctx.containers:
+        if not c.privileged:
+            continue
+        if c.has_any(n.vgpu_all) or c.has(spec.NPU_CORE) or ascend_resources(ctx, c):
+            ctx.emit("VGP016", ctx.facts.privileged_severity, ctx.container_subject(c),
+                     f"{ctx.container_where(c)}: is privileged and requests a shared GPU/NPU; it sees every "
+                     "device on the node, so the slice's isolation is void")

@@ -1,0 +1,33 @@
+"""Rules about the wrapper around pod templates (`VGW`, SPEC §2.5)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from vgpuctl.core import spec
+from vgpuctl.core.catalogue import hint_for
+from vgpuctl.core.findings import Finding, Severity
+from vgpuctl.core.podrules.targets import PodTarget, as_mapping
+
+
+def job_metadata(job: Mapping[str, Any], targets: list[PodTarget]) -> list[Finding]:
+    """VGW001: the Volcano job controller copies neither annotations nor labels to the pods."""
+    metadata = as_mapping(job.get("metadata"))
+    findings = []
+    for field, keys in (("annotations", spec.DEVICE_POD_ANNOTATIONS), ("labels", spec.DEVICE_POD_LABELS)):
+        own = as_mapping(metadata.get(field))
+        for key in keys:
+            if key not in own:
+                continue
+            missing = [t for t in targets if key not in as_mapping(t.metadata.get(field))]
+            if not missing:
+                continue
+            tasks = ", ".join(t.where.strip() for t in missing)
+            findings.append(Finding(
+                "VGW001", Severity.WARNING, f"metadata.{field}[{key}]",
+                f"Volcano Job: {field[:-1]} {key} is on the Job's metadata but not on {tasks}; it is not "
+                "copied to the pods, so the scheduler never sees it",
+                hint_for("VGW001"),
+            ))
+    return findings

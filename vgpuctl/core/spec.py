@@ -1,0 +1,160 @@
+"""The vocabulary of Volcano device sharing: every resource, annotation, label and argument name.
+
+One source of truth for names (SPEC §1). Rules, codecs and checks import these constants instead of
+spelling strings, so a renamed key is changed in one place and a typo is an import error.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Final
+
+
+class Family(str, enum.Enum):
+    """A device-sharing family of the `deviceshare` plugin."""
+
+    VGPU = "vgpu"
+    GPUSHARE = "gpushare"
+    GPUNUMBER = "gpunumber"
+    ASCEND_HAMI = "ascend-hami"
+    ASCEND_MINDCLUSTER = "ascend-mindcluster"
+
+
+class VgpuMode(str, enum.Enum):
+    """Values of `volcano.sh/vgpu-mode` that Volcano has a sharing handler for (V§4.4)."""
+
+    HAMI_CORE = "hami-core"
+    MIG = "mig"
+
+
+# --- vGPU resources (defaults of the device config's nvidia.resource*Name) -------------------------
+VGPU_NUMBER: Final = "volcano.sh/vgpu-number"
+VGPU_MEMORY: Final = "volcano.sh/vgpu-memory"
+VGPU_CORES: Final = "volcano.sh/vgpu-cores"
+VGPU_MEMORY_PERCENTAGE: Final = "volcano.sh/vgpu-memory-percentage"
+
+# --- gpushare / gpu-number ------------------------------------------------------------------------
+GPU_MEMORY: Final = "volcano.sh/gpu-memory"
+GPU_NUMBER: Final = "volcano.sh/gpu-number"
+
+# --- Ascend ---------------------------------------------------------------------------------------
+NPU_CORE: Final = "huawei.com/npu-core"
+ASCEND_RESOURCE_PREFIX: Final = "huawei.com/Ascend"
+ASCEND_CORE_SUFFIX: Final = "-core"
+ASCEND_MEMORY_SUFFIX: Final = "-memory"
+
+# --- Pod annotations read by the scheduler --------------------------------------------------------
+ANN_VGPU_MODE: Final = "volcano.sh/vgpu-mode"
+ANN_USE_GPUTYPE: Final = "nvidia.com/use-gputype"
+ANN_NOUSE_GPUTYPE: Final = "nvidia.com/nouse-gputype"
+ANN_USE_GPUUUID: Final = "volcano.sh/vgpu-use-gpuuuid"
+ANN_NOUSE_GPUUUID: Final = "volcano.sh/vgpu-nouse-gpuuuid"
+ANN_PODGROUP_POLICY: Final = "volcano.sh/vgpu-podgroup-policy"
+ANN_VNPU_MODE: Final = "huawei.com/vnpu-mode"
+ANN_GPU_INDEX: Final = "volcano.sh/gpu-index"
+ANN_PREDICATE_TIME: Final = "volcano.sh/predicate-time"
+ANN_GROUP_NAME_K8S: Final = "scheduling.k8s.io/group-name"
+ANN_GROUP_NAME_VOLCANO: Final = "scheduling.volcano.sh/group-name"
+
+PODGROUP_POLICY_SPREAD: Final = "spread"
+VNPU_MODE_HAMI_CORE: Final = "hami-core"
+
+# --- Pod annotations written by the scheduler (never by users) ------------------------------------
+ANN_VGPU_IDS_NEW: Final = "volcano.sh/vgpu-ids-new"
+ANN_DEVICES_TO_ALLOCATE: Final = "volcano.sh/devices-to-allocate"
+ANN_VGPU_NODE: Final = "volcano.sh/vgpu-node"
+ANN_VGPU_TIME: Final = "volcano.sh/vgpu-time"
+ANN_BIND_PHASE: Final = "volcano.sh/bind-phase"
+ANN_BIND_TIME: Final = "volcano.sh/bind-time"
+ANN_NPU_CORE: Final = "huawei.com/npu-core"
+
+# --- Pod labels read for MindCluster 310P ---------------------------------------------------------
+LABEL_RING_CONTROLLER: Final = "ring-controller.atlas"
+RING_CONTROLLER_310P: Final = "ascend-310P"
+LABEL_VNPU_LEVEL: Final = "vnpu-level"
+LABEL_VNPU_DVPP: Final = "vnpu-dvpp"
+VNPU_LEVELS: Final = ("low", "high")
+VNPU_DVPP_VALUES: Final = ("yes", "no", "null")
+MINDCLUSTER_VNPU_CORES: Final = (1, 2, 4)
+DEFAULT_CORES_PER_310P_CHIP: Final = 8
+
+# --- Node annotations -----------------------------------------------------------------------------
+NODE_VGPU_REGISTER: Final = "volcano.sh/node-vgpu-register"
+NODE_VGPU_HANDSHAKE: Final = "volcano.sh/node-vgpu-handshake"
+NODE_HAMI_NVIDIA_REGISTER: Final = "hami.io/node-nvidia-register"
+NODE_ASCEND_REGISTER_PREFIX: Final = "hami.io/node-register-"
+NODE_ASCEND_HANDSHAKE_PREFIX: Final = "hami.io/node-handshake-"
+NODE_HAMI_VNPU_CORE: Final = "hami-vnpu-core"
+NODE_GPU_UNHEALTHY_IDS: Final = "volcano.sh/gpu-unhealthy-ids"
+LOCK_VGPU: Final = "hamivgpu"
+LOCK_GPUSHARE: Final = "gpu"
+LOCK_ASCEND_HAMI: Final = "hami.io/mutex.lock"
+
+# --- Scheduler configuration ----------------------------------------------------------------------
+SCHEDULER_CONFIGMAP: Final = "volcano-scheduler-configmap"
+SCHEDULER_NAMESPACE: Final = "volcano-system"
+SCHEDULER_CONF_KEY: Final = "volcano-scheduler.conf"
+DEFAULT_SCHEDULER_NAMES: Final = ("volcano",)
+KUBE_DEFAULT_SCHEDULER: Final = "default-scheduler"
+
+PLUGIN_DEVICESHARE: Final = "deviceshare"
+PLUGIN_PREDICATES: Final = "predicates"
+
+ARG_GPU_SHARING_ENABLE: Final = "deviceshare.GPUSharingEnable"
+ARG_GPU_NUMBER_ENABLE: Final = "deviceshare.GPUNumberEnable"
+ARG_VGPU_ENABLE: Final = "deviceshare.VGPUEnable"
+ARG_NODE_LOCK_ENABLE: Final = "deviceshare.NodeLockEnable"
+ARG_SCHEDULE_POLICY: Final = "deviceshare.SchedulePolicy"
+ARG_SCHEDULE_WEIGHT: Final = "deviceshare.ScheduleWeight"
+ARG_KNOWN_GEOMETRIES_CM_NAME: Final = "deviceshare.KnownGeometriesCMName"
+ARG_KNOWN_GEOMETRIES_CM_NAMESPACE: Final = "deviceshare.KnownGeometriesCMNamespace"
+ARG_ASCEND_MINDCLUSTER_ENABLE: Final = "deviceshare.AscendMindClusterVNPUEnable"
+ARG_ASCEND_HAMI_ENABLE: Final = "deviceshare.AscendHAMiVNPUEnable"
+ARG_GPU_EXCLUSIVE_RULES: Final = "deviceshare.GPUExclusiveRules"
+
+DEVICESHARE_ARGS: Final = (
+    ARG_GPU_SHARING_ENABLE,
+    ARG_GPU_NUMBER_ENABLE,
+    ARG_VGPU_ENABLE,
+    ARG_NODE_LOCK_ENABLE,
+    ARG_SCHEDULE_POLICY,
+    ARG_SCHEDULE_WEIGHT,
+    ARG_KNOWN_GEOMETRIES_CM_NAME,
+    ARG_KNOWN_GEOMETRIES_CM_NAMESPACE,
+    ARG_ASCEND_MINDCLUSTER_ENABLE,
+    ARG_ASCEND_HAMI_ENABLE,
+    ARG_GPU_EXCLUSIVE_RULES,
+)
+
+ENABLE_ARG_BY_FAMILY: Final = {
+    Family.VGPU: ARG_VGPU_ENABLE,
+    Family.GPUSHARE: ARG_GPU_SHARING_ENABLE,
+    Family.GPUNUMBER: ARG_GPU_NUMBER_ENABLE,
+    Family.ASCEND_HAMI: ARG_ASCEND_HAMI_ENABLE,
+    Family.ASCEND_MINDCLUSTER: ARG_ASCEND_MINDCLUSTER_ENABLE,
+}
+
+# --- Device ConfigMaps ----------------------------------------------------------------------------
+DEVICE_CONFIGMAP: Final = "volcano-vgpu-device-config"
+DEVICE_CONFIGMAP_NAMESPACE: Final = "kube-system"
+DEVICE_CONFIG_KEY: Final = "device-config.yaml"
+ASCEND_DEVICE_CONFIGMAP: Final = "hami-scheduler-device"
+VGPU_NODE_CONFIGMAP: Final = "volcano-vgpu-node-config"
+ASCEND_NODE_CONFIGMAP: Final = "hami-device-node-config"
+
+# --- Workload kinds whose pod templates are checked (SPEC §3, lint) -------------------------------
+VOLCANO_JOB_API_GROUP: Final = "batch.volcano.sh"
+WORKLOAD_KINDS: Final = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob")
+
+# Annotations and labels that steer device scheduling when they sit on a pod (VGW001 looks for them
+# on a Volcano Job's own metadata, where they have no effect).
+DEVICE_POD_ANNOTATIONS: Final = (
+    ANN_VGPU_MODE,
+    ANN_USE_GPUTYPE,
+    ANN_NOUSE_GPUTYPE,
+    ANN_USE_GPUUUID,
+    ANN_NOUSE_GPUUUID,
+    ANN_PODGROUP_POLICY,
+    ANN_VNPU_MODE,
+)
+DEVICE_POD_LABELS: Final = (LABEL_RING_CONTROLLER, LABEL_VNPU_LEVEL, LABEL_VNPU_DVPP)

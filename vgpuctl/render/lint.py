@@ -1,0 +1,59 @@
+"""The `lint` table: objects in input order, one line per finding, a summary at the end."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+
+from vgpuctl.core.findings import Severity
+from vgpuctl.core.lintreport import LintItem, LintReport
+from vgpuctl.render.style import PASS_MARK, SEVERITY_MARK, SEVERITY_STYLE, plural
+
+_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+def _title(item: LintItem) -> str:
+    if not item.kind:
+        return item.source
+    ns = f"{item.namespace}/" if item.namespace else ""
+    return f"{item.kind} {ns}{item.name or '(unnamed)'}"
+
+
+def render_lint(report: LintReport, console: Console, *, show_hints: bool = True, quiet: bool = False) -> None:
+    for item in report.items:
+        if quiet and not item.findings:
+            continue
+        mark, style = (PASS_MARK, "green") if item.allowed else (SEVERITY_MARK[Severity.ERROR], "bold red")
+        verdict = "allowed" if item.allowed else "denied"
+        header = Text.assemble((f"{mark} ", style), (_title(item), "bold"), (f"  {item.source}", "dim"),
+                               (f"  {verdict}", style))
+        if item.patch:
+            header.append(f"  (+{plural(len(item.patch), 'default')})", "dim")
+        console.print(header)
+        for finding in sorted(item.findings, key=lambda f: _ORDER[f.severity]):
+            sev_style = SEVERITY_STYLE[finding.severity]
+            line = Text.assemble(
+                ("    "),
+                (f"{SEVERITY_MARK[finding.severity]} {finding.code}", sev_style),
+                ("  "),
+                (finding.message),
+            )
+            console.print(line)
+            if show_hints and finding.severity is not Severity.INFO and finding.hint:
+                console.print(f"        [dim]hint: {escape(finding.hint)} "
+                              f"(vgpuctl explain {finding.code})[/dim]", highlight=False)
+    summary = report.summary()
+    infos = report.report.infos
+    parts = [
+        plural(summary["objects"], "object") + " checked",
+        f"{summary['denied']} denied",
+        plural(summary["errors"], "error"),
+        plural(summary["warnings"], "warning"),
+        plural(infos, "info"),
+    ]
+    if report.skipped:
+        parts.append(f"{report.skipped} skipped (other kinds)")
+    style = "bold red" if summary["errors"] else ("yellow" if summary["warnings"] else "green")
+    console.print()
+    console.print(Text(" · ".join(parts), style=style))

@@ -23,11 +23,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def stdout() -> IO[str]:
-    return click.get_text_stream("stdout")
+    return sys.stdout
 
 
 def stderr() -> IO[str]:
-    return click.get_text_stream("stderr")
+    return sys.stderr
 
 
 def make_console(stream: IO[str]) -> Console:

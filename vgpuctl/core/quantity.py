@@ -246,9 +246,7 @@ def _to_text(raw: object) -> str:
             raise QuantityError(f"quantity is too large to convert: {exc}", reason="range") from exc
     if isinstance(raw, float):
         if not math.isfinite(raw):
-            raise QuantityError(
-                f"quantity must be a finite number, got {raw!r}", text=repr(raw), reason="type"
-            )
+            raise QuantityError(f"quantity must be a finite number, got {raw!r}", text=repr(raw), reason="type")
         return float.__repr__(raw)
     kind = "None" if raw is None else type(raw).__name__
     raise QuantityError(f"quantity must be a string or a number, got {kind}", reason="type")
@@ -290,9 +288,7 @@ def _scan(text: str) -> _Scanned:
         pos += 1
     if pos < end:
         raise _malformed(text, suffix_start, pos)
-    return _Scanned(
-        negative=negative, has_digits=has_digits, num=num or "0", denom=denom, suffix=text[suffix_start:]
-    )
+    return _Scanned(negative=negative, has_digits=has_digits, num=num or "0", denom=denom, suffix=text[suffix_start:])
 
 
 def _malformed(text: str, suffix_start: int, bad: int) -> QuantityError:
@@ -381,7 +377,12 @@ def _go_fast_path(scanned: _Scanned, exponent: int, fmt: Format) -> bool:
         precision = 15 - len(num) - (exponent * 3) // 10 - 1
         return precision >= 0 and int(num) << exponent <= MAX_INT64
     precision = 18 - (len(num) + len(denom))
-    return precision >= 0 and exponent - len(denom) >= _NANO
+    return precision >= 0 and _wrap_int32(exponent) - len(denom) >= _NANO
+
+
+def _wrap_int32(number: int) -> int:
+    """Go's ``int32(number)`` conversion."""
+    return (number - _INT32_MIN) % 2**32 + _INT32_MIN
 
 
 def _decimal_value(text: str, scanned: _Scanned, exponent: int) -> Decimal:
@@ -389,10 +390,9 @@ def _decimal_value(text: str, scanned: _Scanned, exponent: int) -> Decimal:
     if not digits:
         return Decimal(0)
     if not _INT32_MIN <= exponent <= _INT32_MAX:
-        wrapped = (exponent - _INT32_MIN) % 2**32 + _INT32_MIN
         raise QuantityError(
             f"quantity {_q(text)} has exponent {exponent}, outside the 32-bit range; Kubernetes would "
-            f"silently read it as {wrapped}",
+            f"silently read it as {_wrap_int32(exponent)}",
             text=text,
             reason="range",
         )

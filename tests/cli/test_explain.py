@@ -1,0 +1,41 @@
+"""`vgpuctl explain`: offline pages for every finding code."""
+
+from __future__ import annotations
+
+from vgpuctl.core.catalogue import CATALOGUE
+
+
+def test_explain_prints_title_doc_and_fix(run) -> None:
+    result = run("explain", "vgp005")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("VGP005 (error)")
+    assert CATALOGUE["VGP005"].title in result.stdout
+    assert "Fix:" in result.stdout
+
+
+def test_explain_json(run) -> None:
+    data = run("explain", "VGC005", "-o", "json").json()
+    assert data["code"] == "VGC005" and data["severity"] == "error" and "ParseBool" in data["doc"]
+
+
+def test_list_covers_the_whole_catalogue(run) -> None:
+    rows = run("explain", "--list", "-o", "json").json()
+    assert [r["code"] for r in rows] == list(CATALOGUE)
+    table = run("explain", "--list")
+    assert table.exit_code == 0 and "VGN002" in table.stdout
+
+
+def test_unknown_code_is_a_usage_error_with_suggestions(run) -> None:
+    result = run("explain", "VGP05")
+    assert result.exit_code == 2
+    assert "unknown code" in result.stderr
+
+
+def test_no_code_is_a_usage_error(run) -> None:
+    assert run("explain").exit_code == 2
+
+
+def test_version_and_help(run) -> None:
+    assert run("--version").stdout.startswith("vgpuctl ")
+    help_text = run("lint", "--help").stdout
+    assert "Examples" in help_text and "--device-config" in help_text

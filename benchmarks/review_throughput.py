@@ -18,9 +18,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.corpus import corpus  # noqa: E402
-from vgpuctl.core.facts import ClusterFacts  # noqa: E402
-from vgpuctl.core.podrules import review  # noqa: E402
+from benchmarks.corpus import corpus
+from vgpuctl.core.facts import ClusterFacts
+from vgpuctl.core.podrules import review
 
 
 def walk(obj: Any) -> int:

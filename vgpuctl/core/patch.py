@@ -35,8 +35,8 @@ def add_ops(document: Any, additions: Sequence[tuple[Pointer, Any]]) -> list[Pat
         # Find the deepest existing ancestor in the document (or one we created in this patch).
         node: Any = document
         depth = 0
-        for token in path[:-1]:
-            child = _child(node, token)
+        for i, token in enumerate(path[:-1]):
+            child = _child(node, token, path[i + 1])
             if child is None:
                 break
             node = child
@@ -60,12 +60,14 @@ def add_ops(document: Any, additions: Sequence[tuple[Pointer, Any]]) -> list[Pat
     return ops
 
 
-def _child(node: Any, token: str | int) -> Any:
+def _child(node: Any, token: str | int, next_token: str | int) -> Any:
+    """The member `token` of `node` if it can be indexed by `next_token` (a list for an int, an object
+    for a name); None when it is missing or of the wrong type, so the caller replaces it whole."""
+    child: Any = None
     if isinstance(token, int):
         if isinstance(node, list) and 0 <= token < len(node):
-            return node[token]
-        return None
-    if isinstance(node, Mapping):
+            child = node[token]
+    elif isinstance(node, Mapping):
         child = node.get(token)
-        return child if isinstance(child, Mapping | list) else None
-    return None
+    wanted = list if isinstance(next_token, int) else Mapping
+    return child if isinstance(child, wanted) else None

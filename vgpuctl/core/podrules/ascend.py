@@ -58,10 +58,12 @@ def _request(ctx: PodContext, c: ContainerView, group: list[AscendResource], ham
     by_role = {r.role: r for r in group}
     vnpu = group[0].vnpu
     count = memory = None
+    invalid = False  # a count or memory Volcano cannot read: VGH009 would describe the wrong request
     if "count" in by_role:
         name = by_role["count"].name
         w = whole_number(c.get(name))
         if w.value is None or w.value < 1:
+            invalid = True
             ctx.emit("VGH007", ERROR, subject, f"{where}: {name} {w.problem or f'{w.value} is not ≥ 1'}")
         else:
             count = w.value
@@ -69,6 +71,7 @@ def _request(ctx: PodContext, c: ContainerView, group: list[AscendResource], ham
         name = by_role["memory"].name
         raw = c.get(name)
         w = whole_number(raw)
+        invalid = invalid or w.unit != "" or w.value is None or w.value <= 0
         if w.unit:
             ctx.emit("VGH007", ERROR, subject,
                      f"{where}: {name} {show(raw)} carries a unit suffix; the value is plain MiB")
@@ -110,6 +113,8 @@ def _request(ctx: PodContext, c: ContainerView, group: list[AscendResource], ham
                  f"{where}: {count} × {cw} with {memory} MiB each; a partial card ({part}) is not allowed "
                  "when requesting several devices (omit the memory for whole cards)")
         return
+    if invalid or ("count" not in by_role and "memory" not in by_role):
+        return  # VGH007 already said why; a core-only request is invisible to Volcano (VGH002)
     if trim is None or trim.whole_card:
         n = count or 1
         ctx.emit("VGH009", INFO, subject,

@@ -7,12 +7,15 @@ after these, on the defaulted view, so `allowed` is the verdict after the defaul
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
 from vgpuctl.core import spec
 from vgpuctl.core.findings import Severity
-from vgpuctl.core.podrules.context import PodContext, quantity, show
+from vgpuctl.core.podrules.context import CONTAINER_KINDS, PodContext, quantity, show
 from vgpuctl.core.podrules.mindcluster import npu_core_request
 from vgpuctl.core.podrules.resources import ascend_resources, is_device_resource
-from vgpuctl.core.podrules.targets import as_mapping
+from vgpuctl.core.podrules.targets import as_list, as_mapping
 
 INFO, ERROR = Severity.INFO, Severity.ERROR
 
@@ -81,8 +84,8 @@ def ascend_count(ctx: PodContext) -> None:
         resources = ascend_resources(ctx, c)
         counts = {r.name for r in resources if r.role == "count"}
         for res in resources:
-            if res.role == "count" or res.count_name in counts or c.has(res.count_name):
-                continue
+            if res.role == "count" or not res.declared or res.count_name in counts or c.has(res.count_name):
+                continue  # undeclared names are VGH008's; never add a resource no vnpus entry declares
             has_memory = any(r.role == "memory" and r.count_name == res.count_name for r in resources)
             where = ctx.container_where(c)
             if res.role == "memory" and ctx.apply_defaults:
@@ -115,26 +118,44 @@ def mindcluster_labels(ctx: PodContext) -> None:
                  f'{ctx.pod_where()}: added label {spec.LABEL_VNPU_DVPP}: "null"')
 
 
-def _requests_volcano_device(ctx: PodContext) -> bool:
-    for c in ctx.containers:
-        for name in (*c.limits, *c.requests):
-            if name.startswith("volcano.sh/") or name == spec.NPU_CORE:
+def _requests_volcano_device(ctx: PodContext, resources: Iterable[str]) -> bool:
+    for name in resources:
+        if name.startswith("volcano.sh/") or name == spec.NPU_CORE:
+            return True
+        if name.startswith(spec.ASCEND_RESOURCE_PREFIX):
+            vnpus = ctx.names.vnpus
+            # With a known config only its declared names are Volcano-managed; unknown config:
+            # treat every huawei.com/Ascend* name as such (that is what Volcano's default does).
+            if vnpus is None or any(
+                name in (v.resource_name, v.resource_memory_name, v.core_resource_name) for v in vnpus
+            ):
                 return True
-            if name.startswith(spec.ASCEND_RESOURCE_PREFIX):
-                vnpus = ctx.names.vnpus
-                # With a known config only its declared names are Volcano-managed; unknown config:
-                # treat every huawei.com/Ascend* name as such (that is what Volcano's default does).
-                if vnpus is None or any(
-                    name in (v.resource_name, v.resource_memory_name, v.core_resource_name) for v in vnpus
-                ):
-                    return True
     return False
+
+
+def _spec_resources(pod_spec: Mapping[str, Any]) -> Iterator[str]:
+    """Every resource name in the limits or requests of a raw pod spec's containers."""
+    for kind in CONTAINER_KINDS:
+        for raw in as_list(pod_spec.get(kind)):
+            resources = as_mapping(as_mapping(raw).get("resources"))
+            for field in ("limits", "requests"):
+                yield from (k for k in as_mapping(resources.get(field)) if isinstance(k, str))
+
+
+def _first_inheriting_task(ctx: PodContext, job: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The pod spec of the first task that requests a Volcano device and takes the Job's schedulerName."""
+    for task in as_list(as_mapping(job.get("spec")).get("tasks")):
+        pod_spec = as_mapping(as_mapping(as_mapping(task).get("template")).get("spec"))
+        if not pod_spec.get("schedulerName") and _requests_volcano_device(ctx, _spec_resources(pod_spec)):
+            return pod_spec
+    return None
 
 
 def scheduler_name(ctx: PodContext) -> None:
     """VGP015: only a Volcano scheduler writes the allocation annotations the device plugins need."""
-    if ctx.existing or not _requests_volcano_device(ctx):
-        return
+    resources = (r for c in ctx.containers for r in (*c.limits, *c.requests))
+    if not _requests_volcano_device(ctx, resources):
+        return  # existing pods are judged too (the doctor), never patched: apply_defaults is off for them
     names = ctx.facts.scheduler_names or spec.DEFAULT_SCHEDULER_NAMES
     own = ctx.target.spec.get("schedulerName")
     job = ctx.target.volcano_job
@@ -144,6 +165,8 @@ def scheduler_name(ctx: PodContext) -> None:
         current = as_mapping(job.get("spec")).get("schedulerName")
         if not current or current in names:
             return
+        if _first_inheriting_task(ctx, job) is not ctx.target.spec:
+            return  # one Job-level setting: judged (and patched) once, on the first task that inherits it
         pointer: tuple[str | int, ...] = ("spec",)
         subject = "spec.schedulerName"
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from vgpuctl.core import spec
 from vgpuctl.core.findings import Severity
-from vgpuctl.core.podrules.context import PodContext
+from vgpuctl.core.podrules.context import PodContext, show
 from vgpuctl.core.podrules.resources import whole_number
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
@@ -20,6 +20,11 @@ def check(ctx: PodContext) -> None:
                 continue
             seen = True
             w = whole_number(c.get(resource))
+            if w.unit:
+                ctx.emit("VGS001", ERROR, ctx.container_subject(c),
+                         f"{ctx.container_where(c)}: {resource} {show(c.get(resource))} carries a unit suffix; "
+                         f"the value is a plain {'number of MiB' if resource == spec.GPU_MEMORY else 'card count'}")
+                continue
             if w.value is None or w.value <= 0:
                 why = w.problem or f"{w.value} is not a positive integer"
                 ctx.emit("VGS001", ERROR, ctx.container_subject(c), f"{ctx.container_where(c)}: {resource} {why}")
@@ -39,10 +44,11 @@ def check(ctx: PodContext) -> None:
         largest = limits[resource]
         pod_total = max(app_sum, init_max)
         if largest is not None and pod_total > largest:
-            what = "per-card memory" if resource == spec.GPU_MEMORY else "healthy card count"
+            what, unit = (("per-card memory", "card") if resource == spec.GPU_MEMORY
+                          else ("healthy card count", "node"))
             ctx.emit("VGS003", ERROR, "spec.containers",
                      f"{ctx.pod_where()}: {resource} for the whole pod is {pod_total}, more than the largest "
-                     f"{what} of any node ({largest}); the whole pod must fit on one node")
+                     f"{what} of any node ({largest}); the whole pod must fit on one {unit}")
 
 
 def _user_set_annotations(ctx: PodContext) -> None:

@@ -51,7 +51,8 @@ def check(ctx: PodContext) -> None:
     if not holders:
         return
     label = ctx.labels.get(spec.LABEL_RING_CONTROLLER)
-    if label != spec.RING_CONTROLLER_310P:
+    detected = label == spec.RING_CONTROLLER_310P
+    if not detected:
         shown = "absent" if label is None else show(label)
         ctx.emit("VGA001", ERROR, f"label/{spec.LABEL_RING_CONTROLLER}",
                  f"{ctx.pod_where()}: requests {spec.NPU_CORE} but label {spec.LABEL_RING_CONTROLLER} is "
@@ -75,24 +76,34 @@ def check(ctx: PodContext) -> None:
     cores = npu_core_request(ctx)
     if cores is None or not _valid_cores(cores, cores_per_chip):
         return
-    _labels(ctx, cores, cores_per_chip, ctx.container_subject(holders[0]))
+    _labels(ctx, cores, cores_per_chip, ctx.container_subject(holders[0]), detected)
 
 
 def _valid_cores(cores: int, per_chip: int) -> bool:
     return cores in spec.MINDCLUSTER_VNPU_CORES or (cores > 0 and cores % per_chip == 0)
 
 
-def _labels(ctx: PodContext, cores: int, cores_per_chip: int, subject: str) -> None:
+def _label_text(raw: object, default: str) -> str:
+    # A non-string value (YAML `vnpu-dvpp: yes` loads as a boolean) is never a valid label value.
+    if raw is None:
+        return default
+    return raw if isinstance(raw, str) else show(raw)
+
+
+def _labels(ctx: PodContext, cores: int, cores_per_chip: int, subject: str, detected: bool) -> None:
+    """VGA003–VGA007; `detected` is False when VGA001 fired (Volcano ignores the request: no VGA007)."""
     dvpp_raw = ctx.labels.get(spec.LABEL_VNPU_DVPP)
     level_raw = ctx.labels.get(spec.LABEL_VNPU_LEVEL)
-    dvpp = dvpp_raw if isinstance(dvpp_raw, str) else "null"
-    level = level_raw if isinstance(level_raw, str) else "low"
+    dvpp = _label_text(dvpp_raw, "null")
+    level = _label_text(level_raw, "low")
     where = ctx.pod_where()
     if cores not in spec.MINDCLUSTER_VNPU_CORES:  # whole card(s)
         for key, raw in ((spec.LABEL_VNPU_DVPP, dvpp_raw), (spec.LABEL_VNPU_LEVEL, level_raw)):
             if raw is not None:
                 ctx.emit("VGA006", WARNING, f"label/{key}",
                          f"{where}: label {key} has no effect on a whole-card request ({cores} cores)")
+        if not detected:
+            return
         chips = cores // cores_per_chip
         ctx.emit("VGA007", INFO, subject,
                  f"{where}: {spec.NPU_CORE}: {cores} resolves to {chips} whole 310P chip(s)")
@@ -113,7 +124,7 @@ def _labels(ctx: PodContext, cores: int, cores_per_chip: int, subject: str) -> N
         ctx.emit("VGA005", ERROR, f"label/{spec.LABEL_VNPU_DVPP}",
                  f"{where}: label {spec.LABEL_VNPU_DVPP}: {dvpp} on a {cores}-core request; only the 4-core "
                  'templates carry DVPP, so the wish cannot be honoured (use "null")')
-    if bad:
+    if bad or not detected:
         return
     template = template_for(cores, dvpp, level, cores_per_chip)
     if template is not None:

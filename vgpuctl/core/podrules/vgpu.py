@@ -14,12 +14,12 @@ from vgpuctl.core.versions import checks_vgpu_resources_generically, has_gpu_uui
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 _MODES = tuple(m.value for m in spec.VgpuMode)
+_NEVER_FITS = 2**20  # a vgpu-memory this large (≥ 1 TiB) is bytes, not MiB: no GPU has it (V§12.4 V5)
 _GPU_UUID = re.compile(r"^GPU-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
 
 def check(ctx: PodContext) -> None:
     n = ctx.names
-    mode = _mode(ctx)
     for c in ctx.containers:
         if not c.is_app and c.has_any(n.vgpu_all):
             found = sorted(r for r in (*c.limits, *c.requests) if r in n.vgpu_all)
@@ -29,7 +29,8 @@ def check(ctx: PodContext) -> None:
     _mixing(ctx)
     gpu_containers = [c for c in ctx.app_containers() if c.has_any(n.vgpu_all)]
     if not gpu_containers:
-        return
+        return  # not a vGPU pod: Volcano never compares its vgpu-mode with a node's (V§4.4 step 1)
+    mode = _mode(ctx)
     if len(gpu_containers) > 1:
         names = ", ".join(f'"{c.name}"' for c in gpu_containers)
         ctx.emit("VGP013", WARNING, "spec.containers",
@@ -110,11 +111,13 @@ def _memory(ctx: PodContext, c: ContainerView, mode: str | None) -> int | None:
     factor = ctx.facts.device_config.nvidia.memory_factor if ctx.facts.device_config else 1
     unit = "MiB" if factor == 1 else f"units of {factor} MiB (gpuMemoryFactor)"
     if w.unit:
-        suggestion = _suggest_mib(raw, factor)
+        if w.value is not None and w.value < _NEVER_FITS:  # e.g. "3k" reads as 3000: it may fit, by accident
+            outcome = f"; write {w.value} if that is what you mean"
+        else:
+            outcome = " and can never fit" + _suggest_mib(raw, factor)
         ctx.emit("VGP005", ERROR, subject,
                  f"{where}: {n.vgpu_memory} {show(raw)} carries a unit suffix; the value is a count of {unit}, "
-                 f"so it reads as {w.value if w.value is not None else 'a fraction'} and can never fit"
-                 f"{suggestion}")
+                 f"so it reads as {w.value if w.value is not None else 'a fraction'}{outcome}")
         return None
     if w.value is None or w.value <= 0:
         why = w.problem or f"{w.value} is not a positive number of {unit}"
@@ -223,7 +226,8 @@ def _resolution(ctx: PodContext, c: ContainerView, count: int | None, cores: int
                      f"{where}: MIG request of {request} MiB per GPU gets " + "; ".join(slices))
     elif not c.has(ctx.names.vgpu_memory) and not c.has(ctx.names.vgpu_percentage) and mode is None:
         ctx.emit("VGP017", INFO, subject,
-                 f"{where}: no {ctx.names.vgpu_memory}: {gpus} is booked with all of its memory")
+                 f"{where}: no {ctx.names.vgpu_memory}: {gpus} {'are' if (count or 0) > 1 else 'is'} booked with all "
+                 f"of {'their' if (count or 0) > 1 else 'its'} memory")
 
 
 def eligible_devices(ctx: PodContext) -> list[GpuDevice] | None:
@@ -259,7 +263,8 @@ def _gputype(ctx: PodContext) -> None:
     for key, raw in ((spec.ANN_USE_GPUTYPE, use_raw), (spec.ANN_NOUSE_GPUTYPE, nouse_raw)):
         if raw is not None and any(not t.strip() for t in _tokens(raw)):
             ctx.emit("VGP010", ERROR, f"annotation/{key}",
-                     f"{ctx.pod_where()}: {key}: {show(raw)} has an empty entry, which matches (or, in nouse, excludes) every GPU type")
+                     f"{ctx.pod_where()}: {key}: {show(raw)} has an empty entry, which matches (or, in nouse, "
+                     "excludes) every GPU type")
     if use_raw is not None and nouse_raw is not None:
         ctx.emit("VGP010", WARNING, f"annotation/{spec.ANN_NOUSE_GPUTYPE}",
                  f"{ctx.pod_where()}: both {spec.ANN_USE_GPUTYPE} and {spec.ANN_NOUSE_GPUTYPE} are set; "

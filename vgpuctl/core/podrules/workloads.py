@@ -10,6 +10,8 @@ from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.podrules.targets import PodTarget, as_mapping
 
+_ABSENT = object()
+
 
 def job_metadata(job: Mapping[str, Any], targets: list[PodTarget]) -> list[Finding]:
     """VGW001: the Volcano job controller copies neither annotations nor labels to the pods."""
@@ -20,14 +22,15 @@ def job_metadata(job: Mapping[str, Any], targets: list[PodTarget]) -> list[Findi
         for key in keys:
             if key not in own:
                 continue
-            missing = [t for t in targets if key not in as_mapping(t.metadata.get(field))]
+            # A task that lacks the key, or sets it differently, runs without the Job's value.
+            missing = [t for t in targets if as_mapping(t.metadata.get(field)).get(key, _ABSENT) != own[key]]
             if not missing:
                 continue
             tasks = ", ".join(t.where.strip() for t in missing)
             findings.append(Finding(
                 "VGW001", Severity.WARNING, f"metadata.{field}[{key}]",
-                f"Volcano Job: {field[:-1]} {key} is on the Job's metadata but not on {tasks}; it is not "
-                "copied to the pods, so the scheduler never sees it",
+                f"Volcano Job: {field[:-1]} {key}={own[key]} is on the Job's metadata but not on {tasks}; "
+                "it is not copied to the pods, so the scheduler never sees it",
                 hint_for("VGW001"),
             ))
     return findings

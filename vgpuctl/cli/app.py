@@ -6,6 +6,7 @@ import typer
 
 from vgpuctl import __version__
 from vgpuctl.cli import explain, lint
+from vgpuctl.cli.env import set_debug
 
 app = typer.Typer(
     name="vgpuctl",
@@ -27,13 +28,12 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    ctx: typer.Context,
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks for internal errors."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print the version and exit."),
 ) -> None:
     """vgpuctl: lint manifests and explain finding codes for Volcano device sharing."""
-    ctx.obj = {"debug": debug}
+    set_debug(debug)
 
 
 lint.register(app)

@@ -12,7 +12,6 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any, TypeVar
 
-import click
 import typer
 from rich.console import Console
 
@@ -48,12 +47,17 @@ def fail(message: str, status: ExitStatus = ExitStatus.USAGE) -> typer.Exit:
     return typer.Exit(int(status))
 
 
+_debug = False
+
+
+def set_debug(enabled: bool) -> None:
+    """Called by the root callback on every invocation, so the flag never leaks between runs."""
+    global _debug
+    _debug = enabled
+
+
 def debug_enabled() -> bool:
-    if os.environ.get("VGPUCTL_DEBUG") == "1":
-        return True
-    ctx = click.get_current_context(silent=True)
-    root = ctx.find_root() if ctx is not None else None
-    return bool(root is not None and isinstance(root.obj, dict) and root.obj.get("debug"))
+    return _debug or os.environ.get("VGPUCTL_DEBUG") == "1"
 
 
 def guarded(func: F) -> F:
@@ -63,7 +67,7 @@ def guarded(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except (typer.Exit, click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
+        except (typer.Exit, typer.Abort, typer.TyperException):
             raise
         except UsageError as exc:
             raise fail(str(exc), ExitStatus.USAGE) from None

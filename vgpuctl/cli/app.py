@@ -36,8 +36,13 @@ def _root(
     set_debug(debug)
 
 
-lint.register(app)
-explain.register(app)
+# Each command module exposes `register(app)`; add new commands to this tuple (one line each).
+COMMANDS = (
+    lint,
+    explain,
+)
+for _command in COMMANDS:
+    _command.register(app)
 
 
 def main() -> None:

@@ -27,6 +27,9 @@ class GpuDevice:
     mode: str = "hami-core"
     split: int = 10
     health: bool = True
+    # The mode string exactly as registered (field 6); None for the 5-field form of device plugin v1.9.x.
+    # `mode` is Volcano's reading of it: exactly "mig" is MIG, anything else hami-core.
+    registered_mode: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +50,13 @@ class AscendDevice:
     common_word: str
     memory: int  # registered devmem (MiB)
     cores: int = 0
+    # Further fields of `hami.io/node-register-<CW>` (the JSON DeviceInfo); defaults when built by hand.
+    uuid: str = ""
+    index: int = 0
+    count: int = 0  # vNPU slots (vDeviceCount)
+    numa: int = 0
+    health: bool = True
+    network_id: int | None = None  # custominfo.NetworkID (Ascend910* only)
 
 
 @dataclass(frozen=True, slots=True)

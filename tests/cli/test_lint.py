@@ -171,3 +171,12 @@ def test_patch_is_reported_for_defaults(run, tmp_path: Path) -> None:
     item = run("lint", path, "-o", "json").json()["items"][0]
     assert item["allowed"] is True
     assert item["patch"] == [{"op": "add", "path": "/spec/schedulerName", "value": "volcano"}]
+
+
+def test_snapshot_enables_cluster_aware_rules(run, tmp_path: Path) -> None:
+    mixed = str(Path(__file__).resolve().parents[1] / "fixtures" / "clusters" / "mixed.yaml")
+    three = write(tmp_path, "p.yaml", GOOD_POD.replace("volcano.sh/vgpu-number: 1", "volcano.sh/vgpu-number: 3"))
+    assert run("lint", three).exit_code == 0
+    result = run("lint", three, "--snapshot", mixed, "-o", "json")
+    assert result.exit_code == 1
+    assert [f["code"] for f in result.json()["items"][0]["findings"]] == ["VGP003"]

@@ -32,8 +32,11 @@ def stderr() -> IO[str]:
 def make_console(stream: IO[str]) -> Console:
     """Colour only on a terminal, and never when NO_COLOR is set."""
     is_tty = bool(getattr(stream, "isatty", lambda: False)())
+    # Piped output is read by people too (less, CI logs): give tables room instead of 80 columns.
+    width = None if is_tty else int(os.environ.get("COLUMNS", "0") or 0) or 200
     return Console(
         file=stream,
+        width=width,
         force_terminal=is_tty,
         no_color=not is_tty or "NO_COLOR" in os.environ,
         highlight=False,

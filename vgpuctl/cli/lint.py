@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from dataclasses import replace
 
 import typer
 
@@ -11,7 +12,7 @@ from vgpuctl.core import spec
 from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.findings import Severity
 from vgpuctl.core.lintreport import lint
-from vgpuctl.core.versions import VersionError, parse_version
+from vgpuctl.core.versions import Version, VersionError, parse_version
 from vgpuctl.render import OutputFormat, dump
 from vgpuctl.render.lint import render_lint
 from vgpuctl.sources import UsageError, load_device_config, read_manifests
@@ -32,6 +33,7 @@ EPILOG = """[bold]Examples[/bold]
   vgpuctl lint examples/
   vgpuctl lint job.yaml --device-config volcano-vgpu-device-config.yaml -o json
   kubectl get pods -A -o yaml | vgpuctl lint - --fail-on warning
+  vgpuctl lint deploy/ --snapshot cluster.yaml    # cluster-aware: GPU counts, memories, types
 """
 
 
@@ -40,6 +42,10 @@ def lint_command(
     paths: list[str] = typer.Argument(..., metavar="PATH...",
                                       help="Files, directories (recursive) or - for stdin."),
     output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
+    snapshot: str | None = typer.Option(
+        None, "--snapshot", metavar="FILE",
+        help="A cluster snapshot (kubectl get nodes,pods,configmaps,daemonsets,deployments -A -o yaml): "
+        "enables the cluster-aware rules (GPU counts, memories, types, UUIDs, NPU capacities)."),
     device_config: str | None = typer.Option(
         None, "--device-config", metavar="FILE",
         help="Device ConfigMap or device-config.yaml payload; enables the config-aware rules."),
@@ -60,12 +66,15 @@ def lint_command(
         version = parse_version(volcano_version) if volcano_version else None
     except VersionError as exc:
         raise UsageError(f"--volcano-version: {exc}") from None
-    facts = ClusterFacts(
-        device_config=load_device_config(device_config) if device_config else None,
-        volcano_version=version,
-        scheduler_names=tuple(scheduler_name) or spec.DEFAULT_SCHEDULER_NAMES,
-        privileged_severity=Severity(privileged.value),
-    )
+    names = tuple(scheduler_name) or spec.DEFAULT_SCHEDULER_NAMES
+    config = load_device_config(device_config) if device_config else None
+    if snapshot:
+        facts = _snapshot_facts(snapshot, version, names, Severity(privileged.value))
+        if config is not None:
+            facts = replace(facts, device_config=config)
+    else:
+        facts = ClusterFacts(device_config=config, volcano_version=version, scheduler_names=names,
+                             privileged_severity=Severity(privileged.value))
     documents = read_manifests(paths)
     report = lint(documents, facts, apply_defaults=not no_defaults)
     out = stdout()
@@ -74,6 +83,17 @@ def lint_command(
     else:
         out.write(dump(report.to_dict(), output))
     raise typer.Exit(int(report.exit_status(Severity(fail_on.value))))
+
+
+def _snapshot_facts(path: str, version: Version | None, names: tuple[str, ...], privileged: Severity) -> ClusterFacts:
+    from vgpuctl.core.cluster import build_snapshot
+    from vgpuctl.core.cluster.facts import facts_from_snapshot
+    from vgpuctl.snapshotfile import load_snapshot
+
+    data = load_snapshot(path)
+    snapshot = build_snapshot(data.objects, data.server_version, volcano_version=version)
+    return facts_from_snapshot(snapshot, scheduler_names=names, volcano_version=version,
+                               privileged_severity=privileged)
 
 
 def register(app: typer.Typer) -> None:

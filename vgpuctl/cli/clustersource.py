@@ -1,0 +1,61 @@
+"""Where a cluster-reading command gets its cluster: `--snapshot FILE`, or live through kubeconfig.
+
+Both paths end in the same `ClusterSnapshot`, so `nodes`, `doctor` and `lint --snapshot` never care
+which one was used. Live reads show progress on stderr; API problems that only block part of the read
+come back as VGK001 findings.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from vgpuctl.cli.kubeopts import cluster_errors, connect
+from vgpuctl.core.cluster import ClusterSnapshot, build_snapshot
+from vgpuctl.core.findings import Finding
+from vgpuctl.core.versions import Version
+
+
+@dataclass
+class LoadedCluster:
+    snapshot: ClusterSnapshot
+    source: str  # "live" | "snapshot"
+    problems: list[Finding]
+
+
+def load_cluster(snapshot_path: str | None, kubeconfig: str | None, context: str | None, *,
+                 volcano_version: Version | None = None) -> LoadedCluster:
+    if snapshot_path:
+        from vgpuctl.snapshotfile import load_snapshot
+
+        data = load_snapshot(snapshot_path)
+        return LoadedCluster(build_snapshot(data.objects, data.server_version, volcano_version=volcano_version),
+                             "snapshot", [])
+    from vgpuctl.kube.reader import read_cluster
+
+    with cluster_errors():
+        client = connect(kubeconfig, context)
+        progress = _Progress() if sys.stderr.isatty() else None
+        read = read_cluster(client, progress=progress)
+        if progress:
+            progress.done()
+    data = read.data
+    return LoadedCluster(build_snapshot(data.objects, data.server_version, volcano_version=volcano_version),
+                         "live", read.problems)
+
+
+class _Progress:
+    """One self-overwriting stderr line: `reading cluster: nodes 1500 · pods 40000`."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def __call__(self, plural: str, n: int) -> None:
+        self.counts[plural] = n
+        text = " · ".join(f"{k} {v}" for k, v in self.counts.items())
+        sys.stderr.write(f"\rreading cluster: {text}\x1b[K")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        sys.stderr.write("\r\x1b[K")
+        sys.stderr.flush()

@@ -1,0 +1,63 @@
+"""`vgpuctl nodes`: per-device state — memory, cores, slots, pods, health and mode — per node."""
+
+from __future__ import annotations
+
+import typer
+
+from vgpuctl.cli.clustersource import load_cluster
+from vgpuctl.cli.env import guarded, make_console, stdout
+from vgpuctl.cli.kubeopts import context_option, kubeconfig_option
+from vgpuctl.cli.lint import FailOn
+from vgpuctl.core.cluster.report import NodeReport, select_nodes
+from vgpuctl.core.cluster.select import SelectorError, parse_selector
+from vgpuctl.core.findings import Severity
+from vgpuctl.core.spec import Family
+from vgpuctl.core.versions import VersionError, parse_version
+from vgpuctl.render import OutputFormat, dump
+from vgpuctl.render.nodes import render_nodes
+from vgpuctl.sources import UsageError
+
+EPILOG = """[bold]Examples[/bold]
+
+  vgpuctl nodes                               # every device node of the current kubeconfig context
+  vgpuctl nodes gpu-node-1 gpu-node-2 -o json
+  vgpuctl nodes --snapshot cluster.yaml --family vgpu -l topology.kubernetes.io/zone=zone-a
+"""
+
+
+@guarded
+def nodes_command(
+    names: list[str] = typer.Argument(None, metavar="[NAME]...", help="Only these nodes."),
+    snapshot: str | None = typer.Option(None, "--snapshot", metavar="FILE",
+                                        help="Read a snapshot file (kubectl get … -o yaml) instead of the cluster."),
+    kubeconfig: str | None = kubeconfig_option(),
+    context: str | None = context_option(),
+    family: list[Family] = typer.Option([], "--family", help="Only nodes with this device family (repeatable)."),
+    selector: str | None = typer.Option(None, "-l", "--selector", help="Label selector, e.g. gpu=on,zone!=b."),
+    volcano_version: str | None = typer.Option(None, "--volcano-version", metavar="V",
+                                               help="Volcano version (decides the register format rules)."),
+    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
+    fail_on: FailOn = typer.Option(FailOn.ERROR, "--fail-on", help="Lowest severity that makes the exit code 1."),
+) -> None:
+    """Show every GPU/NPU device per node: memory, cores, slots, pods, health and mode."""
+    try:
+        requirements = parse_selector(selector) if selector else ()
+        version = parse_version(volcano_version) if volcano_version else None
+    except (SelectorError, VersionError) as exc:
+        raise UsageError(str(exc)) from None
+    loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version)
+    chosen, missing = select_nodes(loaded.snapshot, names=tuple(names or ()), families=tuple(family),
+                                   selector=requirements)
+    if missing:
+        raise UsageError(f"no such node: {', '.join(missing)}")
+    report = NodeReport(chosen, loaded.source, [*loaded.problems, *loaded.snapshot.findings])
+    out = stdout()
+    if output is OutputFormat.TABLE:
+        render_nodes(report, make_console(out))
+    else:
+        out.write(dump(report.to_dict(), output))
+    raise typer.Exit(int(report.report.exit_status(Severity(fail_on.value))))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("nodes", epilog=EPILOG)(nodes_command)

@@ -1,0 +1,77 @@
+"""From a `ClusterSnapshot` to the `ClusterFacts` that cluster-aware pod rules read.
+
+`lint --snapshot`, the doctor's review of existing pods and (later) the cluster-aware webhook all take
+their facts from here, so a rule sees the same cluster whatever the entry point.
+"""
+
+from __future__ import annotations
+
+from vgpuctl.core import spec
+from vgpuctl.core.cluster.model import ClusterSnapshot
+from vgpuctl.core.facts import AscendDevice, AscendNode, ClusterFacts, GpuDevice, GpushareNode, VgpuNode
+from vgpuctl.core.findings import Severity
+from vgpuctl.core.versions import Version, VersionError, parse_version
+
+
+def detect_volcano_version(snapshot: ClusterSnapshot) -> Version | None:
+    """The Volcano version from the `vc-scheduler` image tag (Deployments), if one is visible."""
+    for deployment in snapshot.deployments:
+        template = (deployment.get("spec") or {}).get("template") or {}
+        for container in (template.get("spec") or {}).get("containers") or []:
+            image = container.get("image") if isinstance(container, dict) else None
+            if not isinstance(image, str) or "vc-scheduler" not in image.rsplit("/", 1)[-1]:
+                continue
+            tag = image.rsplit(":", 1)[-1] if ":" in image.rsplit("/", 1)[-1] else ""
+            try:
+                return parse_version(tag.split("@")[0])
+            except VersionError:
+                continue
+    return None
+
+
+def facts_from_snapshot(
+    snapshot: ClusterSnapshot,
+    *,
+    scheduler_names: tuple[str, ...] = spec.DEFAULT_SCHEDULER_NAMES,
+    volcano_version: Version | None = None,
+    privileged_severity: Severity = Severity.ERROR,
+) -> ClusterFacts:
+    factor = snapshot.device_config.nvidia.memory_factor
+    vgpu: list[VgpuNode] = []
+    share: list[GpushareNode] = []
+    ascend: list[AscendNode] = []
+    npu_cores: list[int] = []
+    cores_per_chip: int | None = None
+    resources: set[str] = set()
+    for node in snapshot.nodes:
+        resources.update(k for k in node.allocatable if isinstance(k, str))
+        gpus = [d for d in node.devices if d.family is spec.Family.VGPU]
+        if gpus:
+            vgpu.append(VgpuNode(node.name, tuple(
+                GpuDevice(uuid=d.id, type=d.type, memory=d.memory_total // factor, mode=d.mode,
+                          split=d.slots_total, health=d.health) for d in gpus)))
+        cards = [d for d in node.devices if d.family is spec.Family.GPUSHARE]
+        if cards:
+            share.append(GpushareNode(node.name, cards[0].memory_total, sum(1 for c in cards if c.health)))
+        npus = [d for d in node.devices if d.family is spec.Family.ASCEND_HAMI]
+        if npus:
+            ascend.append(AscendNode(node.name, tuple(
+                AscendDevice(common_word=d.type, memory=d.memory_total, cores=d.cores_total, uuid=d.id,
+                             index=d.index, count=d.slots_total, health=d.health) for d in npus),
+                hami_vnpu_core=node.annotations.get(spec.NODE_HAMI_VNPU_CORE) == "true"))
+        chips = [d for d in node.devices if d.family is spec.Family.ASCEND_MINDCLUSTER]
+        if chips:
+            npu_cores.append(sum(c.cores_total for c in chips))
+            cores_per_chip = cores_per_chip or chips[0].cores_total
+    return ClusterFacts(
+        device_config=snapshot.device_config,
+        volcano_version=volcano_version or detect_volcano_version(snapshot),
+        scheduler_names=scheduler_names,
+        privileged_severity=privileged_severity,
+        vgpu_nodes=tuple(vgpu),
+        gpushare_nodes=tuple(share),
+        ascend_nodes=tuple(ascend),
+        npu_core_capacities=tuple(npu_cores),
+        cores_per_310p_chip=cores_per_chip,
+        node_resources=frozenset(resources),
+    )

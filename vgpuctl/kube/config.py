@@ -1,0 +1,105 @@
+"""Which cluster to talk to, resolved the way kubectl does, with one-line errors instead of tracebacks.
+
+Order: `--kubeconfig FILE` (must exist), else the `KUBECONFIG` list (files that exist, merged), else
+`~/.kube/config`, else the in-cluster service account. A bad flag is a usage error (exit 2); having no
+usable configuration at all is `ClusterUnreachable` (exit 3), since vgpuctl can then read no cluster.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import urllib3
+import yaml
+from kubernetes import config as kube_config
+from kubernetes.client import ApiClient, Configuration
+from kubernetes.config import incluster_config as incluster
+from kubernetes.config.config_exception import ConfigException
+
+from vgpuctl.kube.errors import ClusterUnreachable
+from vgpuctl.sources import UsageError
+
+DEFAULT_KUBECONFIG = "~/.kube/config"
+
+
+def tune_configuration(configuration: Configuration) -> Configuration:
+    """At most one quick reconnect and no read or status retries.
+
+    urllib3's default (3 retries of everything) turns one dead API server into a minute of waiting, and
+    a read retry after a timeout doubles the wait for no gain: the reader reports the failure instead.
+    """
+    configuration.retries = urllib3.Retry(total=1, connect=1, read=0, status=0, other=0, redirect=0)
+    return configuration
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _contexts(paths: list[str], source: str) -> tuple[list[str], str | None]:
+    """Context names and the current context across merged kubeconfig files (first setter wins)."""
+    names: list[str] = []
+    current: str | None = None
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                doc: Any = yaml.safe_load(handle)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            raise UsageError(f"{source}: cannot read kubeconfig {path}: {_one_line(exc)}") from None
+        if not isinstance(doc, dict):
+            raise UsageError(f"{source}: {path} is not a kubeconfig (expected a mapping with contexts)")
+        names.extend(c["name"] for c in doc.get("contexts") or [] if isinstance(c, dict) and "name" in c)
+        current = current or doc.get("current-context") or None
+    return names, current
+
+
+def _from_kubeconfig(paths: list[str], context: str | None, configuration: Configuration, source: str) -> None:
+    names, current = _contexts(paths, source)
+    wanted = context or current
+    listing = ", ".join(names) or "none"
+    if not wanted:
+        raise UsageError(f"{source}: no current-context set; pass --context (contexts: {listing})")
+    if wanted not in names:
+        flag = f"--context {context}" if context else f"current-context {wanted}"
+        raise UsageError(f"{flag}: no such context in {source} (contexts: {listing})")
+    try:
+        kube_config.load_kube_config(  # type: ignore[no-untyped-call]
+            config_file=os.pathsep.join(paths), context=wanted, client_configuration=configuration,
+            persist_config=False)
+    except (ConfigException, OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"{source}: context {wanted}: {_one_line(exc)}") from None
+
+
+def load_api_client(kubeconfig: str | None = None, context: str | None = None, *,
+                    environ: Mapping[str, str] | None = None) -> ApiClient:
+    """An `ApiClient` for the chosen cluster, with vgpuctl's retry policy (`tune_configuration`)."""
+    env = os.environ if environ is None else environ
+    configuration = Configuration()
+    if kubeconfig is not None:
+        path = os.path.expanduser(kubeconfig)
+        if not os.path.isfile(path):
+            raise UsageError(f"--kubeconfig {kubeconfig}: no such file")
+        _from_kubeconfig([path], context, configuration, f"--kubeconfig {kubeconfig}")
+    elif env.get("KUBECONFIG"):
+        listed = [os.path.expanduser(p) for p in env["KUBECONFIG"].split(os.pathsep) if p]
+        existing = [p for p in listed if os.path.isfile(p)]
+        if not existing:
+            raise ClusterUnreachable(f"KUBECONFIG={env['KUBECONFIG']}: no such file")
+        _from_kubeconfig(existing, context, configuration, "KUBECONFIG")
+    elif os.path.isfile(os.path.expanduser(DEFAULT_KUBECONFIG)):
+        _from_kubeconfig([os.path.expanduser(DEFAULT_KUBECONFIG)], context, configuration, DEFAULT_KUBECONFIG)
+    elif env.get("KUBERNETES_SERVICE_HOST"):
+        if context:
+            raise UsageError(f"--context {context}: no kubeconfig found, and in-cluster config has no contexts")
+        try:
+            incluster.InClusterConfigLoader(  # type: ignore[no-untyped-call]
+                incluster.SERVICE_TOKEN_FILENAME, incluster.SERVICE_CERT_FILENAME, environ=env,
+            ).load_and_set(configuration)
+        except ConfigException as exc:
+            raise ClusterUnreachable(f"in-cluster configuration: {_one_line(exc)}") from None
+    else:
+        raise ClusterUnreachable("no Kubernetes configuration: pass --kubeconfig, set KUBECONFIG, create "
+                                 f"{DEFAULT_KUBECONFIG}, or run inside a cluster (or use a snapshot file)")
+    return ApiClient(tune_configuration(configuration))

@@ -1,0 +1,252 @@
+"""Read a live cluster into `SnapshotData`: paginated lists of raw JSON, failures as VGK001 findings.
+
+Two rules shape this module. Every read is a paginated list (`limit` + `continue`), so a 5,000-node
+cluster costs a handful of requests per resource, never one per node (DESIGN §5). And nothing goes
+through the client's models: the 37.x models are pydantic and reject partial objects, and parsing 40,000
+pods into them is much slower than `orjson` on the raw bytes. The client is still what makes the
+requests, so kubeconfig auth (tokens, exec plugins, client certificates, proxies) works unchanged.
+
+A list that fails becomes a VGK001 finding and the read goes on, so the doctor can skip exactly the
+checks that needed it. Only when the very first request cannot reach the server, or is refused with
+401, is the cluster unusable altogether: that raises `ClusterUnreachable` (exit 3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import orjson
+import urllib3
+from kubernetes.client import ApiClient
+from kubernetes.client.exceptions import ApiException
+
+from vgpuctl.core.catalogue import hint_for
+from vgpuctl.core.findings import Finding, Severity
+from vgpuctl.kube.errors import ClusterUnreachable
+from vgpuctl.snapshotfile import SnapshotData
+
+__all__ = ["WANTED_CONFIGMAPS", "ClusterUnreachable", "LiveRead", "read_cluster"]
+
+Progress = Callable[[str, int], None]
+Timeout = float | tuple[float, float]
+
+
+@dataclass(frozen=True)
+class LiveRead:
+    data: SnapshotData
+    problems: list[Finding]
+
+
+@dataclass(frozen=True)
+class _Resource:
+    plural: str
+    group_path: str  # "/api/v1" or "/apis/apps/v1"
+    api_version: str
+    kind: str
+
+
+NODES = _Resource("nodes", "/api/v1", "v1", "Node")
+PODS = _Resource("pods", "/api/v1", "v1", "Pod")
+DAEMONSETS = _Resource("daemonsets", "/apis/apps/v1", "apps/v1", "DaemonSet")
+DEPLOYMENTS = _Resource("deployments", "/apis/apps/v1", "apps/v1", "Deployment")
+CONFIGMAPS = _Resource("configmaps", "/api/v1", "v1", "ConfigMap")
+
+#: Namespace → ConfigMap names (a trailing `*` is a prefix) the model reads: the scheduler config,
+#: the device configs of the vGPU and Ascend plugins, per-node configs, and MindCluster's device info.
+WANTED_CONFIGMAPS: dict[str, tuple[str, ...]] = {
+    "volcano-system": ("volcano-scheduler-configmap",),
+    "kube-system": (
+        "volcano-vgpu-device-config",
+        "volcano-vgpu-node-config",
+        "hami-scheduler-device",
+        "hami-device-node-config",
+        "mindx-dl-deviceinfo-*",
+    ),
+}
+
+
+class _ReadError(Exception):
+    def __init__(self, message: str, *, status: int | None = None, transport: bool = False,
+                 connect: bool = False) -> None:
+        super().__init__(message)
+        self.status = status
+        self.transport = transport  # no HTTP answer at all
+        self.connect = connect  # not even a connection: the server is gone, later requests would fail too
+
+
+def _one_line(text: str, limit: int = 240) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _transport_message(exc: BaseException, host: str, read_timeout: float) -> str:
+    reason: BaseException = getattr(exc, "reason", None) or exc
+    if isinstance(reason, urllib3.exceptions.ReadTimeoutError):
+        return f"no answer from {host} within {read_timeout:g}s (read timeout)"
+    if isinstance(reason, urllib3.exceptions.NameResolutionError):
+        return f"cannot resolve the host of {host}"
+    if isinstance(reason, urllib3.exceptions.NewConnectionError):  # a subclass of ConnectTimeoutError
+        if "refused" in str(reason).lower():
+            return f"cannot connect to {host}: connection refused"
+        return f"cannot connect to {host}: {_one_line(str(reason).split(': ', 1)[-1], 160)}"
+    if isinstance(reason, urllib3.exceptions.ConnectTimeoutError):
+        return f"timed out connecting to {host}"
+    if isinstance(reason, urllib3.exceptions.SSLError):
+        return f"TLS error talking to {host}: {_one_line(str(reason), 160)}"
+    return f"request to {host} failed: {type(reason).__name__}: {_one_line(str(reason), 160)}"
+
+
+def _status_message(status: int, reason: str, body: bytes) -> str:
+    """`HTTP 403 Forbidden: <the API server's Status message>` (the body is a `kind: Status` when it can)."""
+    detail = ""
+    try:
+        doc = orjson.loads(body)
+        if isinstance(doc, dict) and isinstance(doc.get("message"), str):
+            detail = doc["message"]
+    except orjson.JSONDecodeError:
+        detail = body[:200].decode("utf-8", "replace") if body.strip() else ""
+    head = f"HTTP {status} {reason}".rstrip()
+    return _one_line(f"{head}: {detail}") if detail.strip() else head
+
+
+class _Client:
+    """GET raw JSON through the kubernetes client's request machinery (auth, TLS, proxy, pool)."""
+
+    def __init__(self, api_client: ApiClient, timeout: Timeout) -> None:
+        self.api = api_client
+        self.timeout = timeout
+        self.host = api_client.configuration.host
+
+    def get(self, path: str, query: list[tuple[str, Any]] | None = None) -> dict[str, Any]:
+        request = self.api.param_serialize(
+            method="GET", resource_path=path, query_params=query or [],
+            header_params={"Accept": "application/json"}, auth_settings=["BearerToken"])
+        try:
+            response = self.api.call_api(*request, _request_timeout=self.timeout)
+            body: bytes = response.read()  # type: ignore[no-untyped-call]
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            read_timeout = self.timeout[1] if isinstance(self.timeout, tuple) else self.timeout
+            reason = getattr(exc, "reason", None) or exc
+            raise _ReadError(_transport_message(exc, self.host, read_timeout), transport=True,
+                             connect=isinstance(reason, urllib3.exceptions.ConnectTimeoutError)) from None
+        except ApiException as exc:  # the client reports TLS failures this way, with status 0
+            raise _ReadError(f"TLS error talking to {self.host}: {_one_line(str(exc.reason), 160)}",
+                              transport=True) from None
+        if not 200 <= response.status <= 299:
+            raise _ReadError(_status_message(response.status, response.reason or "", body), status=response.status)
+        try:
+            doc = orjson.loads(body)
+        except orjson.JSONDecodeError as exc:
+            raise _ReadError(f"invalid JSON in the answer from {self.host}{path}: {exc}") from None
+        if not isinstance(doc, dict):
+            raise _ReadError(f"unexpected answer from {self.host}{path}: a JSON {type(doc).__name__}")
+        return doc
+
+    def list_all(self, resource: _Resource, namespace: str | None, page_size: int,
+                 on_page: Callable[[int], None]) -> list[dict[str, Any]]:
+        """Every item of one list, page by page. A failure drops the pages already read: half a pod list
+        would look like free devices to the doctor, which is worse than a skipped check."""
+        where = f"/namespaces/{namespace}" if namespace else ""
+        path = f"{resource.group_path}{where}/{resource.plural}"
+        items: list[dict[str, Any]] = []
+        token = ""
+        while True:
+            query: list[tuple[str, Any]] = [("limit", page_size)]
+            if token:
+                query.append(("continue", token))
+            page = self.get(path, query)
+            raw_items = page.get("items")
+            if not isinstance(raw_items, list):
+                raise _ReadError(f"unexpected answer from {self.host}{path}: no items list "
+                                  f"(kind {page.get('kind')!r})")
+            for item in raw_items:
+                if isinstance(item, dict):
+                    metadata = item.get("metadata")
+                    if isinstance(metadata, dict):
+                        metadata.pop("managedFields", None)  # kubectl -o yaml hides them too; they are bulky
+                    items.append({"apiVersion": resource.api_version, "kind": resource.kind, **item})
+            on_page(len(raw_items))
+            next_token = (page.get("metadata") or {}).get("continue") or ""
+            if not next_token:
+                return items
+            if next_token == token:
+                raise _ReadError(f"{self.host}{path} returned the same continue token twice")
+            token = next_token
+
+
+def _wanted(name: str, patterns: Iterable[str]) -> bool:
+    return any(name.startswith(p[:-1]) if p.endswith("*") else name == p for p in patterns)
+
+
+def _ignore(_: int) -> None:
+    pass
+
+
+def _finding(subject: str, message: str) -> Finding:
+    return Finding("VGK001", Severity.ERROR, subject, message, hint_for("VGK001"))
+
+
+def read_cluster(
+    api_client: ApiClient,
+    *,
+    namespaces: Iterable[str] | None = None,
+    page_size: int = 500,
+    timeout: Timeout = (5, 30),
+    progress: Progress | None = None,
+) -> LiveRead:
+    """Nodes, Pods, DaemonSets and Deployments (all namespaces, or only `namespaces`), the ConfigMaps
+    in `WANTED_CONFIGMAPS`, and the server's `gitVersion` — or `ClusterUnreachable`."""
+    client = _Client(api_client, timeout)
+    problems: list[Finding] = []
+    objects: list[dict[str, Any]] = []
+    server_version: str | None = None
+
+    try:
+        version = client.get("/version").get("gitVersion")
+        server_version = version if isinstance(version, str) and version else None
+    except _ReadError as exc:
+        if exc.status == 401:
+            raise ClusterUnreachable(f"the Kubernetes API at {client.host} rejected the credentials ({exc}); "
+                                     "check the kubeconfig user or token") from None
+        if exc.transport:
+            raise ClusterUnreachable(f"cannot reach the Kubernetes API: {exc}") from None
+        problems.append(_finding("get/version", f"cannot read the API server version: {exc}"))
+
+    scopes: list[str | None] = list(namespaces) if namespaces is not None else [None]
+    plan: list[tuple[_Resource, str | None, tuple[str, ...] | None]] = [(NODES, None, None)]
+    plan += [(r, ns, None) for r in (PODS, DAEMONSETS, DEPLOYMENTS) for ns in scopes]
+    # ConfigMaps: one paginated list per namespace, filtered by name here. A field selector matches only
+    # exact names (no `mindx-dl-deviceinfo-*` prefix, one name per request), and a GET per name would be
+    # one call per node for MindCluster's per-node ConfigMaps; the two namespaces hold few ConfigMaps.
+    plan += [(CONFIGMAPS, ns, names) for ns, names in WANTED_CONFIGMAPS.items()]
+
+    counts: dict[str, int] = {}
+
+    def count(plural: str, n: int) -> None:
+        counts[plural] = counts.get(plural, 0) + n
+        if progress:
+            progress(plural, counts[plural])
+
+    gone: _ReadError | None = None  # once the server stops accepting connections, stop knocking
+    for resource, namespace, names in plan:
+        # filtered lists (ConfigMaps) count what is kept, once the page loop is done
+        on_page = partial(count, resource.plural) if names is None else _ignore
+        try:
+            if gone is not None:
+                raise gone
+            items = client.list_all(resource, namespace, page_size, on_page)
+        except _ReadError as exc:
+            gone = exc if exc.connect else gone
+            scope = f" in namespace {namespace}" if namespace else ""
+            subject = f"list/{resource.plural}" + (f"/{namespace}" if namespace else "")
+            problems.append(_finding(subject, f"cannot list {resource.plural}{scope}: {exc}; "
+                                              "checks that need them are skipped"))
+            continue
+        if names is not None:
+            items = [i for i in items if _wanted(str((i.get("metadata") or {}).get("name", "")), names)]
+            count(resource.plural, len(items))
+        objects.extend(items)
+    return LiveRead(SnapshotData(objects, server_version), problems)

@@ -36,7 +36,7 @@ class UsageError(Exception):
     """Bad input named on the command line (exit 2)."""
 
 
-def _read_text(path: str, stdin: IO[str] | None = None) -> str:
+def read_text(path: str, stdin: IO[str] | None = None) -> str:
     if path == "-":
         return (stdin or sys.stdin).read()
     try:
@@ -90,15 +90,15 @@ def read_manifests(paths: list[str], stdin: IO[str] | None = None) -> list[Docum
             if not files:
                 raise UsageError(f"{raw}: directory holds no .yaml, .yml or .json files")
             for file in files:
-                documents.extend(parse_documents(_read_text(str(file)), str(file)))
+                documents.extend(parse_documents(read_text(str(file)), str(file)))
         else:
-            documents.extend(parse_documents(_read_text(raw, stdin), "<stdin>" if raw == "-" else raw))
+            documents.extend(parse_documents(read_text(raw, stdin), "<stdin>" if raw == "-" else raw))
     return documents
 
 
 def load_device_config(path: str, stdin: IO[str] | None = None) -> DeviceConfig:
     """A device config from a ConfigMap manifest or a bare payload, as Volcano would parse it."""
-    docs = parse_documents(_read_text(path, stdin), path)
+    docs = parse_documents(read_text(path, stdin), path)
     if not docs:
         raise UsageError(f"{path}: empty file, expected a device ConfigMap or device-config.yaml")
     if docs[0].error:

@@ -29,7 +29,7 @@ RANGES: dict[str, tuple[int, str]] = {
     "VGA": (8, "pods-mindcluster"),
     "VGW": (2, "workloads"),
     "VGC": (13, "scheduler-config"),
-    "VGM": (13, "device-config"),
+    "VGM": (14, "device-config"),
     "VGN": (19, "nodes"),
     "VGK": (7, "cluster"),
     "VGX": (3, "cluster"),
@@ -68,6 +68,7 @@ NON_PLAIN_ERROR: dict[str, set[Severity]] = {
     "VGM001": {WARNING},
     "VGM005": {WARNING},
     "VGM007": {ERROR, WARNING},
+    "VGM014": {ERROR, WARNING},
     "VGM009": {WARNING},
     "VGM010": {INFO},
     "VGM012": {WARNING},
@@ -91,7 +92,7 @@ ALL = sorted(CATALOGUE.values(), key=lambda info: info.code)
 
 def test_catalogue_holds_exactly_the_spec_codes() -> None:
     assert set(CATALOGUE) == EXPECTED_CODES
-    assert len(CATALOGUE) == 96  # SPEC §2 (95) + VGL001
+    assert len(CATALOGUE) == 97  # SPEC §2 (95) + VGL001 + VGM014
 
 
 def test_catalogue_is_ordered_by_code_and_keyed_by_its_own_code() -> None:

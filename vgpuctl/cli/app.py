@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from vgpuctl import __version__
-from vgpuctl.cli import explain, lint, nodes, snapshot
+from vgpuctl.cli import explain, geometry, lint, nodes, snapshot
 from vgpuctl.cli.env import set_debug
 
 app = typer.Typer(
@@ -40,6 +40,7 @@ def _root(
 COMMANDS = (
     lint,
     explain,
+    geometry,
     nodes,
     snapshot,
 )

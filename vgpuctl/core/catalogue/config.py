@@ -567,4 +567,28 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `pkg/scheduler/api/devices/nvidia/vgpu/utils.go` (extractGeometryFromType).
             """,
     ),
+    CodeInfo(
+        code="VGM014",
+        severity=ERROR,
+        family=DEVICE,
+        title="geometry merge: both inputs define the same key, model or commonWord differently",
+        hint=(
+            "Make the two inputs agree on the conflicting entry, or pass `--prefer vgpu` / `--prefer vnpu` to "
+            "`vgpuctl geometry merge` to say which side wins."
+        ),
+        doc="""
+            Raised by `vgpuctl geometry merge` (not by Volcano). Volcano reads one device ConfigMap, so a
+            cluster running vGPU and Ascend vNPU needs one document holding both the vGPU plugin's `nvidia:`
+            section and the Ascend plugin's `vnpus:`. When both inputs carry the same `nvidia` key, the
+            same MIG model string or the same `commonWord` with different contents, silently picking one
+            would change what the scheduler or a device plugin sees. The conflict is an error and nothing
+            is written, unless `--prefer vgpu|vnpu` names the winner; a resolved conflict is still
+            reported, as a warning, naming the key that lost.
+
+            Evidence: SPEC §3 (`geometry merge`: conflicts are errors naming the differing keys); V§3.1
+            (no merging with defaults), V§10 item 8, H§6.
+            """,
+        severities=(ERROR, WARNING),
+    ),
 )
+

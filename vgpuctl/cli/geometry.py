@@ -1,0 +1,253 @@
+"""`vgpuctl geometry`: validate, show, explain, export and merge Volcano device configs (SPEC §3).
+
+Inputs are ConfigMap manifests or bare `device-config.yaml` payloads, from files or `-`. The commands
+only read files and print; every decision is in `vgpuctl.core.geometry`.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import typer
+
+from vgpuctl.cli.env import guarded, make_console, stderr, stdout
+from vgpuctl.core import spec
+from vgpuctl.core.deviceconfig import DeviceConfig, default_device_config, parse_device_config
+from vgpuctl.core.findings import ExitStatus, Severity
+from vgpuctl.core.geometry.documents import DeviceConfigSource, find_device_configs
+from vgpuctl.core.geometry.explain import explain_mig, explain_vnpu
+from vgpuctl.core.geometry.export import (
+    MANAGED_BY,
+    MANAGED_BY_LABEL,
+    configmap,
+    dump_yaml,
+    export_document,
+    export_payload,
+)
+from vgpuctl.core.geometry.merge import Prefer, merge_payloads
+from vgpuctl.core.geometry.report import GeometryReport, LocatedFinding, sort_findings
+from vgpuctl.core.geometry.validate import form_for, validate_source
+from vgpuctl.core.versions import NEWEST_VOLCANO, Version, VersionError, parse_version
+from vgpuctl.render import OutputFormat, dump, to_json
+from vgpuctl.render.geometry import (
+    render_device_config,
+    render_explanation,
+    render_findings,
+    render_geometry_report,
+    render_merge_summary,
+)
+from vgpuctl.sources import UsageError, read_text
+
+
+class FailOn(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class DocumentFormat(str, enum.Enum):
+    YAML = "yaml"
+    JSON = "json"
+
+
+EPILOG = """[bold]Examples[/bold]
+
+  vgpuctl geometry validate volcano-vgpu-device-config.yaml --volcano-version v1.15.0
+  vgpuctl geometry merge --vgpu volcano-vgpu-device-config.yaml --vnpu hami-scheduler-device.yaml > merged.yaml
+  vgpuctl geometry show merged.yaml
+  vgpuctl geometry explain --model "NVIDIA A100-SXM4-40GB" --memory 3000 --config merged.yaml
+  vgpuctl geometry explain --chip Ascend310P --memory 3000
+  kubectl get cm -n kube-system volcano-vgpu-device-config -o yaml | vgpuctl geometry export -
+"""
+
+geometry_app = typer.Typer(
+    name="geometry",
+    help="Validate, merge, show, explain and export the Volcano device config (MIG geometries, vnpus).",
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+VERSION_HELP = "Volcano version the cluster runs, e.g. v1.15.1 (default: the newest, said on stderr)."
+
+
+def _version(text: str | None) -> tuple[Version, bool]:
+    if not text:
+        return NEWEST_VOLCANO, True
+    try:
+        return parse_version(text), False
+    except VersionError as exc:
+        raise UsageError(f"--volcano-version: {exc}") from None
+
+
+def _assumed_notice(version: Version) -> None:
+    make_console(stderr()).print(f"note: no --volcano-version given; judging for the newest Volcano ({version})")
+
+
+def read_sources(path: str) -> list[DeviceConfigSource]:
+    if path.startswith("cluster:"):
+        raise UsageError(f"{path}: reading a ConfigMap from the cluster (cluster:NS/NAME) is not available yet; "
+                         "save it with `kubectl get configmap -n NS NAME -o yaml > FILE` and pass FILE")
+    label = "<stdin>" if path == "-" else path
+    found = find_device_configs(read_text(path), label)
+    if not found:
+        raise UsageError(f"{label}: no device config found (expected a ConfigMap with data key "
+                         f"{spec.DEVICE_CONFIG_KEY!r} or a device-config.yaml payload)")
+    return found
+
+
+def read_one(path: str, flag: str = "FILE") -> DeviceConfigSource:
+    found = read_sources(path)
+    if len(found) > 1:
+        raise UsageError(f"{flag} {found[0].source.rsplit(':', 1)[0]}: holds {len(found)} device configs; "
+                         "pass a file with one")
+    if found[0].missing_key:
+        raise UsageError(f"{flag} {found[0].source}: ConfigMap has no data key {spec.DEVICE_CONFIG_KEY!r}")
+    return found[0]
+
+
+def _model(src: DeviceConfigSource) -> DeviceConfig:
+    """The config Volcano would use; findings on stderr and exit 1 if it would reject the document."""
+    parsed = parse_device_config(src.payload) if src.error is None else None
+    if parsed is None or parsed.config is None:
+        errors = [f for f in validate_source(src) if f.finding.code in ("VGM002", "VGM011")]
+        console = make_console(stderr())
+        console.print(f"{src.source}: Volcano would reject this device config and run on its built-in defaults")
+        render_findings(errors, console, hints=False)
+        raise typer.Exit(int(ExitStatus.FINDINGS))
+    return parsed.config
+
+
+@geometry_app.command("validate", epilog=EPILOG)
+@guarded
+def validate_command(
+    files: list[str] = typer.Argument(..., metavar="FILE...", help="ConfigMap manifests or payloads, or - for stdin."),
+    volcano_version: str | None = typer.Option(None, "--volcano-version", metavar="V", help=VERSION_HELP),
+    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
+    fail_on: FailOn = typer.Option(FailOn.ERROR, "--fail-on", help="Lowest severity that makes the exit code 1."),
+) -> None:
+    """Report every VGM finding the device config itself shows (VGM001–VGM011), with JSON paths and lines."""
+    version, assumed = _version(volcano_version)
+    sources = [src for path in files for src in read_sources(path)]
+    findings = [f for src in sources for f in validate_source(src, version=version)]
+    report = GeometryReport(version, assumed, [s.source for s in sources], sort_findings(findings))
+    if assumed:
+        _assumed_notice(version)
+    out = stdout()
+    if output is OutputFormat.TABLE:
+        render_geometry_report(report, make_console(out))
+    else:
+        out.write(dump(report.to_dict(), output))
+    raise typer.Exit(int(report.exit_status(Severity(fail_on.value))))
+
+
+@geometry_app.command("show", epilog=EPILOG)
+@guarded
+def show_command(
+    file: str = typer.Argument(..., metavar="FILE", help="ConfigMap manifest or payload, or - for stdin."),
+    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
+) -> None:
+    """Table the config as Volcano reads it: models → groups → instances, chips → templates."""
+    src = read_one(file)
+    config = _model(src)
+    out = stdout()
+    if output is OutputFormat.TABLE:
+        render_device_config(config, make_console(out), src.source)
+    else:
+        out.write(dump(export_payload(config), output))
+
+
+@geometry_app.command("export", epilog=EPILOG)
+@guarded
+def export_command(
+    file: str = typer.Argument(..., metavar="FILE", help="ConfigMap manifest or payload, or - for stdin."),
+    volcano_version: str | None = typer.Option(
+        None, "--volcano-version", metavar="V", help="Rewrite vnpus in the form this Volcano version reads."),
+    output: DocumentFormat = typer.Option(DocumentFormat.YAML, "-o", "--output", help="Output format."),
+) -> None:
+    """Print the normalised document (same wrapper as the input): what Volcano reads, in upstream key order."""
+    src = read_one(file)
+    config = _model(src)
+    form = form_for(_version(volcano_version)[0]) if volcano_version else None
+    dropped = [f for f in validate_source(src) if f.finding.code == "VGM009"]
+    if dropped:
+        console = make_console(stderr())
+        console.print(f"note: {len(dropped)} key(s) no reader knows are left out:")
+        render_findings(dropped, console, hints=False)
+    document = export_document(config, src.configmap, form)
+    stdout().write(to_json(document) if output is DocumentFormat.JSON else dump_yaml(document))
+
+
+@geometry_app.command("explain", epilog=EPILOG)
+@guarded
+def explain_command(
+    model: str | None = typer.Option(None, "--model", metavar="M",
+                                     help='GPU type as NVML names it, e.g. "NVIDIA A100-SXM4-40GB" (MIG).'),
+    chip: str | None = typer.Option(None, "--chip", metavar="C",
+                                    help="Ascend chip: commonWord (Ascend310P), resource name or chipName."),
+    memory: int = typer.Option(..., "--memory", min=1, metavar="N",
+                               help="Per-device memory request (vgpu-memory units / Ascend MiB)."),
+    count: int = typer.Option(1, "--count", min=1, metavar="N", help="Ascend devices requested (template mode)."),
+    config_file: str | None = typer.Option(None, "--config", metavar="FILE",
+                                           help="Device ConfigMap or payload (default: Volcano's built-in defaults)."),
+    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
+) -> None:
+    """Say which MIG slice or vNPU template a request gets and why; exit 1 when it can never fit."""
+    if (model is None) == (chip is None):
+        raise UsageError("give exactly one of --model (MIG) or --chip (Ascend vNPU)")
+    if model is not None and count != 1:
+        raise UsageError("--count applies to --chip only (the MIG request is per GPU)")
+    if config_file:
+        config, label = _model(read_one(config_file, "--config")), config_file
+    else:
+        config, label = default_device_config(), "Volcano's built-in defaults (no --config)"
+        make_console(stderr()).print("note: no --config: using Volcano's built-in defaults (no MIG geometries, "
+                                     "Ascend310P only)")
+    explanation = explain_mig(config, model, memory) if model is not None else explain_vnpu(
+        config, chip or "", memory, count)
+    out = stdout()
+    if output is OutputFormat.TABLE:
+        render_explanation(explanation, make_console(out), label)
+    else:
+        data = {"apiVersion": "vgpuctl.io/v1alpha1", "kind": "GeometryExplanation", "config": label,
+                **explanation.to_dict()}
+        out.write(dump(data, output))
+    raise typer.Exit(int(ExitStatus.OK if explanation.fits else ExitStatus.FINDINGS))
+
+
+@geometry_app.command("merge", epilog=EPILOG)
+@guarded
+def merge_command(
+    vgpu: str = typer.Option(..., "--vgpu", metavar="FILE", help="The vGPU plugin's device config (nvidia:)."),
+    vnpu: str = typer.Option(..., "--vnpu", metavar="FILE", help="The Ascend plugin's device config (vnpus:)."),
+    volcano_version: str | None = typer.Option(None, "--volcano-version", metavar="V", help=VERSION_HELP),
+    name: str = typer.Option(spec.DEVICE_CONFIGMAP, "--name", metavar="N", help="Name of the merged ConfigMap."),
+    namespace: str = typer.Option(spec.DEVICE_CONFIGMAP_NAMESPACE, "--namespace", metavar="NS",
+                                  help="Namespace of the merged ConfigMap."),
+    prefer: Prefer | None = typer.Option(None, "--prefer", help="Which input wins a conflict (still reported)."),
+    output: DocumentFormat = typer.Option(DocumentFormat.YAML, "-o", "--output", help="Output format."),
+) -> None:
+    """Merge the vGPU and vNPU device configs into the one ConfigMap Volcano reads; stdout is the ConfigMap."""
+    if vgpu == "-" and vnpu == "-":
+        raise UsageError("only one of --vgpu and --vnpu can read stdin (-)")
+    version, assumed = _version(volcano_version)
+    sources = {flag: read_one(path, flag) for flag, path in (("--vgpu", vgpu), ("--vnpu", vnpu))}
+    read_errors: list[LocatedFinding] = [f for src in sources.values() if src.error is not None
+                                         for f in validate_source(src)]
+    result = merge_payloads(sources["--vgpu"].payload, sources["--vnpu"].payload,
+                            version=None if assumed else version, prefer=prefer)
+    findings = [*read_errors, *result.findings]
+    ok = not any(f.finding.severity is Severity.ERROR for f in findings)
+    console = make_console(stderr())
+    if assumed:
+        _assumed_notice(version)
+    args = result.deviceshare_arguments(name, namespace) if ok else None
+    if ok:
+        document = configmap(result.payload, name, namespace, {MANAGED_BY_LABEL: MANAGED_BY})
+        stdout().write(to_json(document) if output is DocumentFormat.JSON else dump_yaml(document))
+    render_merge_summary(findings, result.notes, console, args)
+    raise typer.Exit(int(ExitStatus.OK if ok else ExitStatus.FINDINGS))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(geometry_app, name="geometry")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from vgpuctl import __version__
-from vgpuctl.cli import explain, geometry, lint, nodes, snapshot
+from vgpuctl.cli import explain, geometry, lint, nodes, snapshot, webhook
 from vgpuctl.cli.env import set_debug
 
 app = typer.Typer(
@@ -43,6 +43,7 @@ COMMANDS = (
     geometry,
     nodes,
     snapshot,
+    webhook,
 )
 for _command in COMMANDS:
     _command.register(app)

@@ -1,0 +1,163 @@
+"""Hypothesis-driven fuzz of the admission endpoints (Flask test client, for speed; the real server gets a
+burst in test_server.py): whatever arrives, the answer is 200, 400, 413 or 415 — never a 5xx — and a 200
+is a well-formed AdmissionReview answer whose patch applies to the object it was computed for."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+from typing import Any
+
+import jsonpatch
+import pytest
+from flask.testing import FlaskClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.webhook.conftest import DEVICE_CONFIG, GOLDEN, load_json
+from vgpuctl.webhook.app import create_app
+from vgpuctl.webhook.settings import Settings
+
+LIMIT = 64 * 1024
+ALLOWED_STATUSES = {200, 400, 413, 415}
+SEEDS = [load_json(p) for p in sorted(GOLDEN.glob("*.in.json"))]
+POD_SEED = load_json(GOLDEN / "validate-vgpu-allowed.in.json")
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=20,
+)
+odd_values = json_values | st.sampled_from(["3Gi", "-1", "1e3", "0x10", "", " ", "mig", "MIG", "hami-core", "∞"])
+
+
+@pytest.fixture(scope="module")
+def fuzz_client() -> FlaskClient:
+    app = create_app(Settings(device_config_path=str(DEVICE_CONFIG), max_body_bytes=LIMIT,
+                              config_check_interval=3600))
+    return app.test_client()
+
+
+def _paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            out += _paths(v, (*prefix, k))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            out += _paths(v, (*prefix, i))
+    return out
+
+
+@st.composite
+def mutated_reviews(draw: st.DrawFn) -> Any:
+    """A golden request with a few members replaced by odd values, deleted, or given odd new members."""
+    doc = copy.deepcopy(draw(st.sampled_from(SEEDS)))
+    for _ in range(draw(st.integers(1, 4))):
+        paths = [p for p in _paths(doc) if p]
+        if not paths:
+            break
+        path = draw(st.sampled_from(paths))
+        parent: Any = doc
+        for token in path[:-1]:
+            parent = parent[token]
+        action = draw(st.sampled_from(["replace", "delete", "add"]))
+        if action == "replace":
+            parent[path[-1]] = draw(odd_values)
+        elif action == "delete":
+            del parent[path[-1]]
+        elif isinstance(parent[path[-1]], dict):
+            parent[path[-1]][draw(st.text(max_size=30))] = draw(odd_values)
+    return doc
+
+
+def _check(client: FlaskClient, endpoint: str, body: bytes, content_type: str = "application/json") -> int:
+    response = client.post(f"/{endpoint}", data=body, content_type=content_type)
+    assert response.status_code in ALLOWED_STATUSES, (response.status_code, response.data[:500])
+    assert response.mimetype == "application/json"
+    answer = json.loads(response.data)
+    if response.status_code != 200:
+        assert answer["code"] == response.status_code and answer["error"]
+        return response.status_code
+    sent = json.loads(body)
+    result = answer["response"]
+    assert result["uid"] == sent["request"]["uid"]
+    assert isinstance(result["allowed"], bool)
+    assert all(isinstance(w, str) and len(w) <= 256 for w in result.get("warnings", []))
+    if endpoint == "mutate":
+        assert result["allowed"] is True
+        if "patch" in result:
+            ops = json.loads(base64.b64decode(result["patch"]))
+            jsonpatch.apply_patch(sent["request"]["object"], ops)  # must apply cleanly
+    elif not result["allowed"]:
+        assert result["status"]["code"] in (400, 403, 500) and result["status"]["message"]
+    return 200
+
+
+FUZZ = settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@FUZZ
+@given(body=mutated_reviews(), endpoint=st.sampled_from(["mutate", "validate"]))
+def test_mutated_reviews(fuzz_client: FlaskClient, body: Any, endpoint: str) -> None:
+    _check(fuzz_client, endpoint, json.dumps(body).encode())
+
+
+@FUZZ
+@given(body=json_values, endpoint=st.sampled_from(["mutate", "validate"]))
+def test_arbitrary_json(fuzz_client: FlaskClient, body: Any, endpoint: str) -> None:
+    assert _check(fuzz_client, endpoint, json.dumps(body).encode()) == 400
+
+
+@FUZZ
+@given(body=st.binary(max_size=2048), content_type=st.sampled_from(
+    ["application/json", "application/json; charset=utf-8", "text/plain", "", "application/x-www-form-urlencoded",
+     "multipart/form-data; boundary=x", "APPLICATION/JSON"]))
+def test_binary_and_content_types(fuzz_client: FlaskClient, body: bytes, content_type: str) -> None:
+    response = fuzz_client.post("/validate", data=body, content_type=content_type)
+    assert response.status_code in ALLOWED_STATUSES - {200} or response.status_code == 200
+
+
+@FUZZ
+@given(depth=st.integers(1, 20_000), opener=st.sampled_from(["[", '{"a":']),
+       where=st.sampled_from(["top", "object", "annotations"]))
+def test_deep_nesting(fuzz_client: FlaskClient, depth: int, opener: str, where: str) -> None:
+    closer = "]" if opener == "[" else "}"
+    nested = opener * depth + "1" + closer * depth
+    if where == "top":
+        body = nested
+    else:
+        seed = copy.deepcopy(POD_SEED)
+        if where == "object":
+            seed["request"]["object"]["spec"]["containers"][0]["resources"] = "__X__"
+        else:
+            seed["request"]["object"]["metadata"]["annotations"] = {"volcano.sh/vgpu-mode": "__X__"}
+        body = json.dumps(seed).replace('"__X__"', nested)
+    status = _check(fuzz_client, "validate", body.encode())
+    assert status in (200, 400, 413)
+
+
+@FUZZ
+@given(size=st.integers(0, 2 * LIMIT), field=st.sampled_from(["uid", "name", "annotation", "limit"]))
+def test_huge_strings(fuzz_client: FlaskClient, size: int, field: str) -> None:
+    seed = copy.deepcopy(POD_SEED)
+    big = "x" * size
+    obj = seed["request"]["object"]
+    if field == "uid":
+        seed["request"]["uid"] = big or "u"
+    elif field == "name":
+        obj["metadata"]["name"] = big
+    elif field == "annotation":
+        obj["metadata"]["annotations"] = {"nvidia.com/use-gputype": big}
+    else:
+        obj["spec"]["containers"][0]["resources"]["limits"]["volcano.sh/vgpu-memory"] = big
+    body = json.dumps(seed).encode()
+    status = _check(fuzz_client, "mutate", body)
+    assert (status == 413) == (len(body) > LIMIT)
+
+
+def test_still_healthy_after_fuzzing(fuzz_client: FlaskClient) -> None:
+    assert fuzz_client.get("/healthz").status_code == 200
+    assert fuzz_client.get("/readyz").status_code == 200
+    assert b'result="error"} 0.0' in fuzz_client.get("/metrics").data  # no internal errors on any input

@@ -1,0 +1,147 @@
+"""`vgpuctl webhook serve` and `vgpuctl webhook certs`: run and provision the admission webhook.
+
+flask, gunicorn and cryptography come with the `[webhook]` extra; they are imported inside the
+commands, so `vgpuctl lint` and friends work on a plain install.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import os
+from pathlib import Path
+
+import typer
+
+from vgpuctl.cli.env import fail, guarded, stdout
+from vgpuctl.core.findings import ExitStatus
+from vgpuctl.sources import UsageError
+
+WEBHOOK_MODULES = ("flask", "gunicorn", "cryptography", "prometheus_client")
+
+
+class PrivilegedPolicy(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+SERVE_EPILOG = """[bold]Examples[/bold]
+
+  vgpuctl webhook serve --port 8443                      # local: self-signed pair, CA path on stderr
+  vgpuctl webhook serve --cert /tls/tls.crt --key /tls/tls.key \\
+      --device-config /etc/vgpuctl/device-config/device-config.yaml --volcano-version v1.15.1
+
+Every option also reads VGPUCTL_<NAME> (VGPUCTL_DEVICE_CONFIG, VGPUCTL_TLS_CERT, VGPUCTL_TLS_KEY,
+VGPUCTL_SCHEDULER_NAMES, VGPUCTL_VOLCANO_VERSION, VGPUCTL_PRIVILEGED, VGPUCTL_MAX_BODY_BYTES).
+"""
+
+CERTS_EPILOG = """[bold]Examples[/bold]
+
+  vgpuctl webhook certs --service vgpuctl-webhook --namespace vgpuctl-system --out tls/
+  kubectl -n vgpuctl-system create secret tls vgpuctl-webhook-tls --cert tls/tls.crt --key tls/tls.key
+  # renew the serving pair with the same CA (the caBundle stays valid):
+  vgpuctl webhook certs --service vgpuctl-webhook --namespace vgpuctl-system --out tls/ \\
+      --ca-cert tls/ca.crt --ca-key tls/ca.key
+"""
+
+def require_webhook_extra() -> None:
+    missing = []
+    for module in WEBHOOK_MODULES:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing.append(module)
+    if missing:
+        raise fail(f"the webhook needs {', '.join(missing)}, which this install lacks: "
+                   "install vgpuctl[webhook] (pip install 'vgpuctl[webhook]')", ExitStatus.INCOMPLETE)
+
+
+@guarded
+def serve_command(
+    host: str = typer.Option("0.0.0.0", "--host", metavar="H", help="Address to listen on."),
+    port: int = typer.Option(8443, "--port", metavar="P", min=0, max=65535, help="Port to listen on (TLS)."),
+    cert: str | None = typer.Option(None, "--cert", metavar="FILE", help="Serving certificate (PEM)."),
+    key: str | None = typer.Option(None, "--key", metavar="FILE", help="Serving private key (PEM)."),
+    device_config: str | None = typer.Option(
+        None, "--device-config", metavar="FILE",
+        help="Mounted device ConfigMap or device-config.yaml; reloaded when the file changes."),
+    workers: int = typer.Option(1, "--workers", metavar="N", min=1, help="gunicorn worker processes."),
+    threads: int = typer.Option(4, "--threads", metavar="N", min=1, help="Threads per worker."),
+    scheduler_name: list[str] = typer.Option(
+        [], "--scheduler-name", metavar="NAME", help="A Volcano scheduler name (repeatable; default: volcano)."),
+    volcano_version: str | None = typer.Option(
+        None, "--volcano-version", metavar="V", help="Volcano version the cluster runs, e.g. v1.15.1."),
+    privileged: PrivilegedPolicy | None = typer.Option(
+        None, "--privileged", help="Severity of VGP016 (privileged container with a device); default error."),
+    max_body_bytes: int | None = typer.Option(
+        None, "--max-body-bytes", metavar="N", help="Largest request body accepted (default 3 MiB)."),
+) -> None:
+    """Serve POST /mutate and /validate (AdmissionReview v1), /healthz, /readyz and /metrics over TLS."""
+    require_webhook_extra()
+    from vgpuctl.webhook.server import ServerOptions, serve
+    from vgpuctl.webhook.settings import SettingsError, build_settings
+
+    try:
+        settings = build_settings(
+            device_config=device_config, scheduler_names=scheduler_name, volcano_version=volcano_version,
+            privileged=privileged.value if privileged else None, max_body_bytes=max_body_bytes,
+            cert_file=cert, key_file=key, env=os.environ)
+    except SettingsError as exc:
+        raise UsageError(str(exc)) from None
+    for path in (settings.cert_file, settings.key_file):
+        if path and not Path(path).is_file():
+            raise UsageError(f"{path}: no such file")
+    if settings.device_config_path:
+        from vgpuctl.sources import load_device_config
+
+        load_device_config(settings.device_config_path)  # a bad config at start is a usage error, not a crash
+    serve(settings, ServerOptions(host=host, port=port, workers=workers, threads=threads),
+          announce=lambda message: typer.echo(f"vgpuctl: {message}", err=True))
+
+
+@guarded
+def certs_command(
+    service: str = typer.Option(..., "--service", metavar="S", help="The webhook's Service name."),
+    namespace: str = typer.Option(..., "--namespace", "-n", metavar="N", help="The Service's namespace."),
+    out: Path = typer.Option(..., "--out", metavar="DIR", help="Directory for ca.crt, tls.crt and tls.key."),
+    days: int = typer.Option(365, "--days", metavar="D", min=1, help="Validity of the serving certificate."),
+    ca_days: int = typer.Option(3650, "--ca-days", metavar="D", min=1, help="Validity of a new CA."),
+    ca_cert: str | None = typer.Option(None, "--ca-cert", metavar="FILE", help="Sign with this existing CA..."),
+    ca_key: str | None = typer.Option(None, "--ca-key", metavar="FILE", help="...and its key (keeps the caBundle)."),
+    write_ca_key: bool = typer.Option(False, "--write-ca-key", help="Also write ca.key (needed to renew later)."),
+) -> None:
+    """Write a CA and a serving certificate/key for the webhook Service; print the base64 caBundle."""
+    require_webhook_extra()
+    from vgpuctl.webhook.certs import (
+        ca_bundle,
+        generate_ca,
+        issue_serving_cert,
+        load_ca,
+        service_dns_names,
+        write_pem_files,
+    )
+
+    if bool(ca_cert) != bool(ca_key):
+        raise UsageError("--ca-cert and --ca-key go together")
+    if ca_cert and ca_key:
+        try:
+            ca = load_ca(ca_cert, ca_key)
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot load the CA: {exc}") from None
+    else:
+        ca = generate_ca(f"{service}.{namespace}.svc CA", days=ca_days)
+    leaf = issue_serving_cert(ca, service_dns_names(service, namespace), days=days)
+    try:
+        written = write_pem_files(out, ca, leaf, write_ca_key=write_ca_key)
+    except OSError as exc:
+        raise UsageError(f"{out}: {exc.strerror or exc}") from None
+    typer.echo(f"vgpuctl: wrote {', '.join(str(p) for p in written)}; serving certificate valid until "
+               f"{leaf.cert.not_valid_after_utc:%Y-%m-%d}", err=True)
+    stdout().write(ca_bundle(ca) + "\n")
+
+
+def register(app: typer.Typer) -> None:
+    webhook_app = typer.Typer(help="Run and provision the admission webhook.", no_args_is_help=True)
+    webhook_app.command("serve", epilog=SERVE_EPILOG)(serve_command)
+    webhook_app.command("certs", epilog=CERTS_EPILOG)(certs_command)
+    app.add_typer(webhook_app, name="webhook")

@@ -1,0 +1,288 @@
+"""The Flask app: `POST /mutate`, `POST /validate`, `GET /healthz`, `GET /readyz`, `GET /metrics`.
+
+It sits in the path of every GPU pod creation, so two rules shape it:
+- No input produces a 5xx. A body that is not an AdmissionReview is a 400 with a JSON error, a body over
+  the limit 413, a non-JSON content type 415. An exception inside the rules becomes an AdmissionReview
+  answer (the validating path denies, the mutating path admits unchanged) and a logged error.
+- It never fails open by accident: the validating path allows only what `podrules.review` allows.
+
+One JSON log line per review (uid, kind, namespace/name, operation, allowed, codes, duration).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from flask import Flask, Response, request
+from werkzeug.exceptions import HTTPException
+
+from vgpuctl.core.deviceconfig import DeviceConfig
+from vgpuctl.core.facts import ClusterFacts
+from vgpuctl.core.podrules import review
+from vgpuctl.webhook.config_watch import DeviceConfigWatcher
+from vgpuctl.webhook.metrics import WebhookMetrics
+from vgpuctl.webhook.review import (
+    ALLOW,
+    AdmissionRequest,
+    Decision,
+    Endpoint,
+    InvalidReviewError,
+    build_response,
+    internal_error_decision,
+    mutate_decision,
+    parse_review,
+    reviewed,
+    validate_decision,
+)
+from vgpuctl.webhook.settings import Settings
+from vgpuctl.webhook.tls import CertificateMonitor
+
+log = logging.getLogger("vgpuctl.webhook")
+review_log = logging.getLogger("vgpuctl.webhook.review")
+
+JSON = "application/json"
+DRAIN_FACTOR = 4  # a refused body up to 4 × the limit is still read (and dropped) so the client sees the 413
+
+
+@dataclass
+class _FactsCache:
+    config: DeviceConfig | None
+    facts: ClusterFacts
+
+
+class WebhookState:
+    """Everything a request reads besides its body: settings, the device config, TLS status, metrics."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.metrics = WebhookMetrics()
+        self.watcher: DeviceConfigWatcher | None = None
+        self._config_loaded = False
+        if settings.device_config_path:
+            self.watcher = DeviceConfigWatcher(
+                settings.device_config_path,
+                interval=settings.config_check_interval,
+                on_reload=self._count_reload,
+            )
+        self.certificate: CertificateMonitor | None = None
+        if settings.cert_file and settings.key_file:
+            self.certificate = CertificateMonitor(settings.cert_file, settings.key_file,
+                                                  margin=dt.timedelta(days=settings.expiry_margin_days))
+        self._facts = _FactsCache(None, self._make_facts(None))
+
+    def _count_reload(self, ok: bool) -> None:
+        self.metrics.config_reloads.labels("success" if ok else "failure").inc()
+        self._config_loaded = self._config_loaded or ok
+        self.metrics.config_loaded.set(1 if self._config_loaded else 0)
+
+    def _make_facts(self, config: DeviceConfig | None) -> ClusterFacts:
+        s = self.settings
+        return ClusterFacts(device_config=config, volcano_version=s.volcano_version,
+                            scheduler_names=s.scheduler_names, privileged_severity=s.privileged_severity)
+
+    def facts(self) -> ClusterFacts:
+        """One `ClusterFacts` per config version, so its cached derived facts are reused across reviews."""
+        config = self.watcher.current() if self.watcher else None
+        cached = self._facts
+        if cached.config is not config:
+            cached = _FactsCache(config, self._make_facts(config))
+            self._facts = cached
+        return cached.facts
+
+    def readiness(self) -> tuple[bool, dict[str, Any]]:
+        checks: dict[str, Any] = {}
+        ready = True
+        if self.certificate is not None:
+            status = self.certificate.status()
+            checks["tls"] = {"ok": status.ok, "reason": status.reason,
+                             "notAfter": status.not_after.isoformat() if status.not_after else None}
+            if status.not_after is not None:
+                self.metrics.cert_expiry.set(status.not_after.timestamp())
+            ready = ready and status.ok
+        if self.watcher is not None:
+            state = self.watcher.check()
+            ok = state.config is not None
+            checks["deviceConfig"] = {"ok": ok, "path": self.watcher.path, "lastError": state.error}
+            ready = ready and ok
+        return ready, checks
+
+
+def _json(body: Any, status: int = 200) -> Response:
+    return Response(orjson.dumps(body), status=status, mimetype=JSON)
+
+
+def _error(status: int, message: str) -> Response:
+    return _json({"error": message, "code": status}, status)
+
+
+def create_app(settings: Settings) -> Flask:
+    app = Flask("vgpuctl.webhook")
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
+    state = WebhookState(settings)
+    app.extensions["vgpuctl"] = state
+
+    def admission(endpoint: Endpoint) -> Response:
+        started = time.perf_counter()
+        metrics = state.metrics
+        # The API server always sends exactly "application/json"; only anything else needs parsing.
+        if request.environ.get("CONTENT_TYPE") != JSON and request.mimetype != JSON:
+            metrics.rejected.labels(endpoint, "415").inc()
+            return _error(415, f"Content-Type must be {JSON}, got {request.mimetype or 'none'!r}"[:300])
+        length = request.content_length
+        if length is not None and length > settings.max_body_bytes:
+            metrics.rejected.labels(endpoint, "413").inc()
+            _discard_body(length, settings.max_body_bytes * DRAIN_FACTOR)
+            return _error(413, f"body of {length} bytes is over the limit of {settings.max_body_bytes}")
+        raw = _read_body(settings.max_body_bytes)
+        if raw is None:  # chunked bodies have no Content-Length: the limit applies while reading
+            metrics.rejected.labels(endpoint, "413").inc()
+            return _error(413, f"body over the limit of {settings.max_body_bytes} bytes")
+        try:
+            parsed = parse_review(orjson.loads(raw))
+        except orjson.JSONDecodeError as exc:
+            metrics.rejected.labels(endpoint, "400").inc()
+            return _error(400, f"body is not valid JSON: {exc}"[:300])
+        except InvalidReviewError as exc:
+            metrics.rejected.labels(endpoint, "400").inc()
+            return _error(400, f"not an AdmissionReview: {exc}")
+        decision, result = _decide(endpoint, parsed)
+        elapsed = time.perf_counter() - started
+        metrics.review_done(endpoint, result, elapsed)
+        _log_review(endpoint, parsed, decision, result, elapsed)
+        return _json(build_response(parsed.uid, decision, with_patch=endpoint == "mutate"))
+
+    def _decide(endpoint: Endpoint, parsed: AdmissionRequest) -> tuple[Decision, str]:
+        if not reviewed(parsed) or parsed.obj is None:
+            return ALLOW, "skipped"
+        try:
+            facts = state.facts()
+            if endpoint == "mutate":
+                verdict = review(parsed.obj, facts)
+                if not verdict.checked:
+                    return ALLOW, "skipped"
+                decision = mutate_decision(verdict)
+            else:
+                verdict = review(parsed.obj, facts, apply_defaults=False)
+                if not verdict.checked:
+                    return ALLOW, "skipped"
+                before = None
+                if parsed.operation == "UPDATE" and parsed.old_obj is not None:
+                    before = review(parsed.old_obj, facts, apply_defaults=False)
+                decision = validate_decision(verdict, before)
+            for finding in verdict.findings:
+                state.metrics.finding(endpoint, finding.code, finding.severity.value)
+        except Exception as exc:
+            log.exception("internal error reviewing uid=%s on /%s", parsed.uid, endpoint)
+            return internal_error_decision(endpoint, exc), "error"
+        return decision, "allowed" if decision.allowed else "denied"
+
+    @app.post("/mutate")
+    def mutate() -> Response:
+        return admission("mutate")
+
+    @app.post("/validate")
+    def validate() -> Response:
+        return admission("validate")
+
+    @app.get("/healthz")
+    def healthz() -> Response:
+        return _json({"status": "ok"})
+
+    @app.get("/readyz")
+    def readyz() -> Response:
+        ready, checks = state.readiness()
+        return _json({"status": "ready" if ready else "not ready", "checks": checks}, 200 if ready else 503)
+
+    @app.get("/metrics")
+    def metrics() -> Response:
+        body, content_type = state.metrics.exposition()
+        return Response(body, status=200, content_type=content_type)
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Response:
+        status = exc.code or 400
+        return _error(status, exc.description or exc.name)
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception) -> Response:
+        # Only reachable through a bug outside the review path (which handles its own errors). The
+        # request was not an admission decision we could make, so it is answered as a bad request.
+        log.exception("unexpected error handling %s %s", request.method, request.path)
+        return _error(400, f"request could not be handled: {type(exc).__name__}")
+
+    return app
+
+
+def _discard_body(length: int, cap: int) -> None:
+    """Read and drop a refused body of moderate size, so the client (which is still sending it) receives
+    the 413 instead of a reset connection. Beyond `cap` we answer without reading; the server then closes."""
+    stream = request.environ.get("wsgi.input")
+    if stream is None or length > cap:
+        return
+    left = length
+    while left > 0:
+        chunk = stream.read(min(65536, left))
+        if not chunk:
+            return
+        left -= len(chunk)
+
+
+def _read_body(limit: int) -> bytes | None:
+    """The body, or None when it is longer than `limit` (read at most `limit + 1` bytes to find out)."""
+    length = request.content_length
+    if length is not None:
+        if length > limit:
+            return None
+        stream = request.environ.get("wsgi.input")
+        # The server bounds wsgi.input by Content-Length; reading it directly skips werkzeug's wrappers.
+        return stream.read(length) if stream is not None and length else b""
+    # Chunked: werkzeug's own limit silently truncates such bodies, so read the raw stream ourselves.
+    stream = request.environ.get("wsgi.input")
+    if stream is None or not request.environ.get("wsgi.input_terminated"):
+        return b""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk = stream.read(min(65536, limit + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return None if size > limit else b"".join(chunks)
+
+
+def _log_review(endpoint: str, req: AdmissionRequest, decision: Decision, result: str, elapsed: float) -> None:
+    if not review_log.isEnabledFor(logging.INFO):
+        return
+    kind = f"{req.group}/{req.version}/{req.kind}" if req.group else f"{req.version}/{req.kind}"
+    line = {
+        "msg": "admission review",
+        "endpoint": endpoint,
+        "uid": req.uid,
+        "kind": kind,
+        "namespace": req.namespace,
+        "name": req.name or _generate_name(req),
+        "operation": req.operation,
+        "dryRun": req.dry_run,
+        "allowed": decision.allowed,
+        "result": result,
+        "codes": list(decision.codes),
+        "patchOps": len(decision.patch) if endpoint == "mutate" else 0,
+        "durationMs": round(elapsed * 1000, 3),
+    }
+    review_log.info(orjson.dumps(line).decode())
+
+
+def _generate_name(req: AdmissionRequest) -> str:
+    """Pods from controllers have no name at CREATE yet, only `generateName`."""
+    meta = req.obj.get("metadata") if req.obj else None
+    if isinstance(meta, dict):
+        name = meta.get("name") or meta.get("generateName")
+        if isinstance(name, str):
+            return name
+    return ""

@@ -1,0 +1,153 @@
+"""A CA and a serving certificate for the webhook, made with `cryptography` (no openssl, no extra image).
+
+One code path for `vgpuctl webhook certs` (what an operator or an init container runs), for
+`vgpuctl webhook serve` without `--cert/--key` (a throw-away pair for local use) and for the tests.
+Keys are ECDSA P-256: small, fast to handshake, accepted by every API server. The serving certificate
+names the Service the way the API server dials it (`S.N.svc`) plus the shorter and longer forms.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import ipaddress
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+# Clocks of the API server and the webhook pod may disagree a little; a certificate valid from "now"
+# could be rejected as not yet valid.
+BACKDATE = dt.timedelta(minutes=5)
+
+
+@dataclass(frozen=True)
+class CertKey:
+    cert: x509.Certificate
+    key: ec.EllipticCurvePrivateKey
+
+    def cert_pem(self) -> bytes:
+        return self.cert.public_bytes(serialization.Encoding.PEM)
+
+    def key_pem(self) -> bytes:
+        return self.key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                      serialization.NoEncryption())
+
+
+def service_dns_names(service: str, namespace: str) -> list[str]:
+    return [service, f"{service}.{namespace}", f"{service}.{namespace}.svc",
+            f"{service}.{namespace}.svc.cluster.local"]
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def generate_ca(common_name: str = "vgpuctl-webhook-ca", *, days: int = 3650) -> CertKey:
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    now = _now()
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - BACKDATE)
+        .not_valid_after(now + dt.timedelta(days=days))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
+                                     content_commitment=False, key_encipherment=False, data_encipherment=False,
+                                     key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    return CertKey(cert, key)
+
+
+def issue_serving_cert(ca: CertKey, dns_names: Sequence[str], ip_addresses: Sequence[str] = (), *,
+                       days: int = 365) -> CertKey:
+    if not dns_names and not ip_addresses:
+        raise ValueError("a serving certificate needs at least one DNS name or IP address")
+    key = ec.generate_private_key(ec.SECP256R1())
+    sans: list[x509.GeneralName] = [x509.DNSName(n) for n in dns_names]
+    sans += [x509.IPAddress(ipaddress.ip_address(ip)) for ip in ip_addresses]
+    now = _now()
+    not_after = min(now + dt.timedelta(days=days), ca.cert.not_valid_after_utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, (list(dns_names) or list(ip_addresses))[0])]))
+        .issuer_name(ca.cert.subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - BACKDATE)
+        .not_valid_after(not_after)
+        .add_extension(x509.SubjectAlternativeName(sans), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.KeyUsage(digital_signature=True, key_encipherment=False, key_cert_sign=False,
+                                     crl_sign=False, content_commitment=False, data_encipherment=False,
+                                     key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca.key.public_key()), critical=False)
+        .sign(ca.key, hashes.SHA256())
+    )
+    return CertKey(cert, key)
+
+
+def load_ca(cert_file: str, key_file: str) -> CertKey:
+    """An existing CA (to renew the serving certificate without changing the webhook's caBundle)."""
+    cert = x509.load_pem_x509_certificate(Path(cert_file).read_bytes())
+    key = serialization.load_pem_private_key(Path(key_file).read_bytes(), password=None)
+    if not isinstance(key, ec.EllipticCurvePrivateKey):
+        raise ValueError(f"{key_file}: expected an EC private key")
+    return CertKey(cert, key)
+
+
+def ca_bundle(ca: CertKey) -> str:
+    """The base64 `caBundle` value of a webhook configuration's clientConfig."""
+    return base64.b64encode(ca.cert_pem()).decode()
+
+
+def _write_atomic(path: Path, data: bytes, mode: int) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_pem_files(out_dir: str | Path, ca: CertKey, leaf: CertKey, *, write_ca_key: bool = False) -> list[Path]:
+    """ca.crt, tls.crt, tls.key (and ca.key) in `out_dir`, each replaced atomically; keys mode 0600.
+
+    The key is written before the certificate, so a server that re-reads the pair mid-way sees at worst a
+    new key with the old certificate, which fails to load and leaves the previous pair serving."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / "ca.crt", out / "tls.key", out / "tls.crt"]
+    _write_atomic(out / "ca.crt", ca.cert_pem(), 0o644)
+    _write_atomic(out / "tls.key", leaf.key_pem(), 0o600)
+    _write_atomic(out / "tls.crt", leaf.cert_pem(), 0o644)
+    if write_ca_key:
+        _write_atomic(out / "ca.key", ca.key_pem(), 0o600)
+        written.append(out / "ca.key")
+    return written
+
+
+def self_signed_pair(out_dir: str | Path, hostnames: Sequence[str] = ("localhost",),
+                     ips: Sequence[str] = ("127.0.0.1", "::1"), *, days: int = 30) -> tuple[str, str, str]:
+    """A throw-away CA and serving pair for local use; returns (tls.crt, tls.key, ca.crt) paths."""
+    ca = generate_ca("vgpuctl-webhook-local-ca", days=days)
+    leaf = issue_serving_cert(ca, hostnames, ips, days=days)
+    write_pem_files(out_dir, ca, leaf)
+    out = Path(out_dir)
+    return str(out / "tls.crt"), str(out / "tls.key"), str(out / "ca.crt")

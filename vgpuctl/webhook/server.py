@@ -1,0 +1,159 @@
+"""Run the webhook app under gunicorn (its embedding API), TLS only, gthread workers.
+
+Why these settings:
+- gthread: a few threads per worker overlap TLS I/O; keep-alive connections wait in the worker's
+  poller, not on a thread, so the API server's connection pool costs nothing while idle.
+- one worker by default: metrics live in the worker (see `metrics`), and a replica is cheap, so scale
+  with replicas; `--workers` is there for a node with spare cores.
+- TLS ≥ 1.2, and the context is rebuilt only when the certificate files change (`tls.ReloadingContext`),
+  so a rotated Secret is served from the next connection without a restart or a failed request.
+- no control socket (gunicorn 27 would create one under $HOME, which a read-only root filesystem
+  refuses and parallel test servers would share), heartbeat files in /dev/shm (read-only root FS).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import logging
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask
+from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
+
+from vgpuctl.webhook.app import create_app
+from vgpuctl.webhook.certs import self_signed_pair
+from vgpuctl.webhook.settings import Settings
+from vgpuctl.webhook.tls import ReloadingContext
+
+log = logging.getLogger("vgpuctl.webhook")
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    host: str = "0.0.0.0"
+    port: int = 8443
+    workers: int = 1
+    threads: int = 4
+    keepalive: int = 30  # seconds an idle keep-alive connection is kept; the API server reuses them
+    timeout: int = 30
+    graceful_timeout: int = 10
+    log_level: str = "info"
+
+    @property
+    def bind(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}"
+
+
+class _JsonFormatter(logging.Formatter):
+    """One JSON object per line; review lines (already JSON) pass through unchanged."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        if record.name == "vgpuctl.webhook.review":
+            return message
+        line: dict[str, Any] = {"level": record.levelname.lower(), "logger": record.name, "msg": message}
+        if record.exc_info:
+            line["exc"] = self.formatException(record.exc_info)
+        return json.dumps(line)
+
+
+def configure_logging(level: str = "info") -> None:
+    # From the logging HOWTO's "Optimization": a log line per review should not walk the stack or look up
+    # thread names, which no line prints (the process id stays: gunicorn's own format prints it).
+    logging._srcfile = None
+    logging.logThreads = False
+    logging.logMultiprocessing = False
+    logger = logging.getLogger("vgpuctl.webhook")
+    if any(getattr(h, "_vgpuctl", False) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_JsonFormatter())
+    handler._vgpuctl = True  # type: ignore[attr-defined]
+    logger.addHandler(handler)
+    logger.setLevel(level.upper())
+    logger.propagate = False
+
+
+_reloading_context = ReloadingContext()
+
+
+def _ssl_context(conf: Any, default_factory: Any) -> Any:
+    return _reloading_context(conf, default_factory)
+
+
+def gunicorn_options(options: ServerOptions, cert_file: str, key_file: str) -> dict[str, Any]:
+    shm = "/dev/shm"
+    return {
+        "bind": [options.bind],
+        "workers": options.workers,
+        "worker_class": "gthread",
+        "threads": options.threads,
+        "keepalive": options.keepalive,
+        "timeout": options.timeout,
+        "graceful_timeout": options.graceful_timeout,
+        "certfile": cert_file,
+        "keyfile": key_file,
+        "ssl_context": _ssl_context,
+        "do_handshake_on_connect": False,
+        "accesslog": None,
+        "errorlog": "-",
+        "loglevel": options.log_level,
+        "control_socket_disable": True,
+        "worker_tmp_dir": shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None,
+        "proc_name": "vgpuctl-webhook",
+        "limit_request_line": 8190,
+        "limit_request_fields": 100,
+    }
+
+
+class WebhookServer(BaseApplication):  # type: ignore[misc]
+    """gunicorn serving `app_factory()` (each worker builds its own app after the fork)."""
+
+    def __init__(self, app_factory: Any, options: dict[str, Any], log_level: str = "info") -> None:
+        self._factory = app_factory
+        self._options = options
+        self._log_level = log_level
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self._options.items():
+            self.cfg.set(key, value)
+
+    def load(self) -> Flask:
+        configure_logging(self._log_level)
+        app: Flask = self._factory()
+        # Everything alive now (modules, the app, the device config) lives as long as the worker: move it
+        # out of the collector's reach, so the garbage collections each review's allocations trigger stay
+        # small instead of re-scanning the whole heap.
+        gc.collect()
+        gc.freeze()
+        return app
+
+
+def serve(settings: Settings, options: ServerOptions, *, announce: Any = None) -> None:
+    """Run until signalled. Without cert/key files in `settings`, a throw-away self-signed pair is made
+    (for local use: the API server would need its CA in the webhook's caBundle)."""
+    scratch: str | None = None
+    try:
+        if not settings.cert_file or not settings.key_file:
+            scratch = tempfile.mkdtemp(prefix="vgpuctl-webhook-tls-")
+            cert, key, ca = self_signed_pair(scratch)
+            settings = settings.with_tls(cert, key)
+            if announce is not None:
+                announce(f"no --cert/--key: serving a self-signed certificate for localhost, 127.0.0.1 and ::1; "
+                         f"its CA is {ca}")
+        assert settings.cert_file and settings.key_file
+        server = WebhookServer(lambda: create_app(settings),
+                               gunicorn_options(options, settings.cert_file, settings.key_file),
+                               options.log_level)
+        server.run()
+    finally:
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)

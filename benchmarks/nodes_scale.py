@@ -41,14 +41,15 @@ def best(argv: list[str], repeat: int) -> tuple[float, float]:
     return min(r[0] for r in runs), max(r[1] for r in runs)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(command: str = "nodes") -> None:
+    parser = argparse.ArgumentParser(description=f"`vgpuctl {command} -o json --snapshot` at fleet scale vs json.load")
     parser.add_argument("--sizes", type=int, nargs="+", default=[1250, 2500, 5000])
     parser.add_argument("--workdir", default="/tmp")
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
     vgpuctl = str(Path(sys.executable).with_name("vgpuctl"))
-    print(f"{'nodes':>6} {'pods':>6} {'MB':>5} | {'json.load s':>11} {'MiB':>5} | {'nodes -o json s':>15} {'MiB':>5} | "
+    label = f"{command} -o json s"
+    print(f"{'nodes':>6} {'pods':>6} {'MB':>5} | {'json.load s':>11} {'MiB':>5} | {label:>16} {'MiB':>5} | "
           f"{'time ×':>6} {'RSS ×':>5}")
     previous: float | None = None
     for size in args.sizes:
@@ -56,11 +57,11 @@ def main() -> None:
         if not path.exists():
             path.write_text(json.dumps(generate(size)))
         base_t, base_m = best([sys.executable, "-c", f"import json; json.load(open({str(path)!r}))"], args.repeat)
-        ours_t, ours_m = best([vgpuctl, "nodes", "-o", "json", "--snapshot", str(path)], args.repeat)
+        ours_t, ours_m = best([vgpuctl, command, "-o", "json", "--snapshot", str(path)], args.repeat)
         growth = f"  (×{ours_t / previous:.2f} vs previous size)" if previous else ""
         previous = ours_t
         print(f"{size:>6} {size * 8:>6} {path.stat().st_size / 1e6:>5.0f} | {base_t:>11.2f} {base_m:>5.0f} | "
-              f"{ours_t:>15.2f} {ours_m:>5.0f} | {ours_t / base_t:>6.2f} {ours_m / base_m:>5.2f}{growth}")
+              f"{ours_t:>16.2f} {ours_m:>5.0f} | {ours_t / base_t:>6.2f} {ours_m / base_m:>5.2f}{growth}")
 
 
 if __name__ == "__main__":

@@ -81,6 +81,7 @@ NON_PLAIN_ERROR: dict[str, set[Severity]] = {
     "VGN013": {WARNING},
     "VGN015": {ERROR, WARNING},
     "VGN017": {ERROR, INFO},
+    "VGN019": {ERROR, WARNING, INFO},
     "VGK006": {ERROR, WARNING},
     "VGX001": {WARNING},
     "VGX002": {WARNING},

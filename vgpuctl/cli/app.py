@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from vgpuctl import __version__
-from vgpuctl.cli import explain, geometry, lint, nodes, snapshot, webhook
+from vgpuctl.cli import doctor, explain, geometry, lint, nodes, snapshot, webhook
 from vgpuctl.cli.env import set_debug
 
 app = typer.Typer(
@@ -38,6 +38,7 @@ def _root(
 
 # Each command module exposes `register(app)`; add new commands to this tuple (one line each).
 COMMANDS = (
+    doctor,
     lint,
     explain,
     geometry,

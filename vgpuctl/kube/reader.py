@@ -13,7 +13,7 @@ checks that needed it. Only when the very first request cannot reach the server,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -23,8 +23,10 @@ import urllib3
 from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
+from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.findings import Finding, Severity
+from vgpuctl.core.schedconf import SchedulerConfError, deviceshare_args, parse_scheduler_conf
 from vgpuctl.kube.errors import ClusterUnreachable
 from vgpuctl.snapshotfile import SnapshotData
 
@@ -189,6 +191,31 @@ def _finding(subject: str, message: str) -> Finding:
     return Finding("VGK001", Severity.ERROR, subject, message, hint_for("VGK001"))
 
 
+def _growing(plan: list[Any]) -> Iterator[Any]:
+    """Iterate a plan that may gain entries while it runs (the device ConfigMap the scheduler names)."""
+    index = 0
+    while index < len(plan):
+        yield plan[index]
+        index += 1
+
+
+def _geometry_configmap(scheduler_cms: list[dict[str, Any]], plan: list[Any]) -> list[Any]:
+    """The device ConfigMap `deviceshare.KnownGeometriesCM*` names, when it is not one already planned."""
+    cm = next((c for c in scheduler_cms if (c.get("metadata") or {}).get("name") == spec.SCHEDULER_CONFIGMAP), None)
+    text = ((cm or {}).get("data") or {}).get(spec.SCHEDULER_CONF_KEY)
+    if not isinstance(text, str):
+        return []
+    try:
+        args = deviceshare_args(parse_scheduler_conf(text).plugin(spec.PLUGIN_DEVICESHARE))
+    except SchedulerConfError:
+        return []
+    namespace, name = args.geometries_cm_namespace, args.geometries_cm_name
+    for resource, ns, names in plan:
+        if resource is CONFIGMAPS and ns == namespace and names is not None and _wanted(name, names):
+            return []
+    return [(CONFIGMAPS, namespace, (name,))]
+
+
 def read_cluster(
     api_client: ApiClient,
     *,
@@ -222,6 +249,7 @@ def read_cluster(
     # exact names (no `mindx-dl-deviceinfo-*` prefix, one name per request), and a GET per name would be
     # one call per node for MindCluster's per-node ConfigMaps; the two namespaces hold few ConfigMaps.
     plan += [(CONFIGMAPS, ns, names) for ns, names in WANTED_CONFIGMAPS.items()]
+    planned = len(plan)
 
     counts: dict[str, int] = {}
 
@@ -231,7 +259,7 @@ def read_cluster(
             progress(plural, counts[plural])
 
     gone: _ReadError | None = None  # once the server stops accepting connections, stop knocking
-    for resource, namespace, names in plan:
+    for resource, namespace, names in _growing(plan):
         # filtered lists (ConfigMaps) count what is kept, once the page loop is done
         on_page = partial(count, resource.plural) if names is None else _ignore
         try:
@@ -248,5 +276,7 @@ def read_cluster(
         if names is not None:
             items = [i for i in items if _wanted(str((i.get("metadata") or {}).get("name", "")), names)]
             count(resource.plural, len(items))
+            if namespace == spec.SCHEDULER_NAMESPACE and len(plan) == planned:
+                plan.extend(_geometry_configmap(items, plan))
         objects.extend(items)
     return LiveRead(SnapshotData(objects, server_version), problems)

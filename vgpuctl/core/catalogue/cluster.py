@@ -399,6 +399,7 @@ ENTRIES: tuple[CodeInfo, ...] = (
             Evidence: H§2.1, H§2.3, H§2.11, H§4.5, H§7 #8, H§8 rule 22; {_VGPU_DP}
             `cmd/vgpu/main.go`.
             """,
+        severities=(ERROR, WARNING, INFO),
     ),
     # --- Cluster and components (VGK) --------------------------------------------------------------
     CodeInfo(

@@ -27,6 +27,7 @@ from vgpuctl.core.codecs import (
 from vgpuctl.core.deviceconfig import (
     DeviceConfig,
     DeviceConfigDocumentError,
+    VnpusForm,
     default_device_config,
     parse_device_config,
     payload_from_document,
@@ -34,10 +35,12 @@ from vgpuctl.core.deviceconfig import (
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.quantity import QuantityError, parse_quantity
 from vgpuctl.core.schedconf import SchedulerConf, SchedulerConfError, deviceshare_args, parse_scheduler_conf
-from vgpuctl.core.versions import Version, requires_six_field_register
+from vgpuctl.core.versions import Version, accepts_vnpus_wrapper, requires_six_field_register
 
 _EMPTY: Mapping[str, Any] = {}
 _DONE_PHASES = ("Succeeded", "Failed")
+# No real node has more; a garbage capacity must not make us build millions of devices.
+MAX_DEVICES_PER_NODE = 1024
 _ALLOCATED_SUFFIX = "-devices-allocated"
 
 
@@ -96,7 +99,8 @@ def build_snapshot(
     findings: list[Finding] = []
     scheduler_conf = _scheduler_conf(configmaps, findings)
     args = deviceshare_args(scheduler_conf.plugin(spec.PLUGIN_DEVICESHARE) if scheduler_conf else None)
-    device_config, source = _device_config(configmaps, args.geometries_cm_namespace, args.geometries_cm_name)
+    device_config, source = _device_config(configmaps, args.geometries_cm_namespace, args.geometries_cm_name,
+                                           volcano_version)
     six = volcano_version is None or requires_six_field_register(volcano_version)
     factor = device_config.nvidia.memory_factor
 
@@ -131,7 +135,7 @@ def _scheduler_conf(configmaps: Mapping[tuple[str, str], Mapping[str, Any]],
 
 
 def _device_config(configmaps: Mapping[tuple[str, str], Mapping[str, Any]], namespace: str,
-                   name: str) -> tuple[DeviceConfig, str]:
+                   name: str, volcano_version: Version | None) -> tuple[DeviceConfig, str]:
     cm = configmaps.get((namespace, name))
     if cm is None:
         return default_device_config(), f"built-in defaults (configmap {namespace}/{name} not found)"
@@ -141,6 +145,10 @@ def _device_config(configmaps: Mapping[tuple[str, str], Mapping[str, Any]], name
         return default_device_config(), f"built-in defaults (configmap {namespace}/{name}: {exc})"
     if parsed.config is None:
         return default_device_config(), f"built-in defaults (configmap {namespace}/{name} does not parse)"
+    if (volcano_version is not None and parsed.config.vnpus_form is VnpusForm.WRAPPER
+            and not accepts_vnpus_wrapper(volcano_version)):
+        return default_device_config(), (f"built-in defaults (configmap {namespace}/{name} uses the vnpus wrapper "
+                                          f"form, which Volcano {volcano_version} cannot decode)")
     return parsed.config, f"configmap {namespace}/{name}"
 
 
@@ -175,7 +183,7 @@ def _gpushare(node: NodeState) -> None:
         return
     node.families.append(spec.Family.GPUSHARE)
     unhealthy = set(decode_gpu_unhealthy_ids(node.annotations.get(spec.NODE_GPU_UNHEALTHY_IDS)).indexes)
-    for index in range(number):
+    for index in range(min(number, MAX_DEVICES_PER_NODE)):
         node.devices.append(DeviceState(
             id=str(index), index=index, family=spec.Family.GPUSHARE, type="NVIDIA", mode="gpushare",
             health=index not in unhealthy, memory_total=memory // number, cores_total=0, slots_total=0,
@@ -209,10 +217,11 @@ def _mindcluster(node: NodeState) -> None:
     node.families.append(spec.Family.ASCEND_MINDCLUSTER)
     servertype = node.labels.get("servertype")
     per_chip = spec.DEFAULT_CORES_PER_310P_CHIP
-    if isinstance(servertype, str) and len(servertype.split("-")) > 1 and servertype.split("-")[1].isdigit():
-        per_chip = int(servertype.split("-")[1])
+    parts = servertype.split("-") if isinstance(servertype, str) else []
+    if len(parts) > 1 and parts[1].isascii() and parts[1].isdigit() and 0 < int(parts[1]) <= 64:
+        per_chip = int(parts[1])
     chip_type = node.labels.get("node.kubernetes.io/npu.chip.name")
-    for index in range(cores // per_chip):
+    for index in range(min(cores // per_chip, MAX_DEVICES_PER_NODE)):
         node.devices.append(DeviceState(
             id=str(index), index=index, family=spec.Family.ASCEND_MINDCLUSTER,
             type=chip_type if isinstance(chip_type, str) else "Ascend310P", mode="mindcluster", health=True,

@@ -1,0 +1,114 @@
+"""`vgpuctl doctor`: check a cluster (live or a snapshot) or a node, say what Volcano will do, and how to fix it."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import NoReturn
+
+import typer
+
+from vgpuctl.cli.clustersource import load_cluster
+from vgpuctl.cli.env import guarded, make_console, stdout
+from vgpuctl.cli.kubeopts import context_option, kubeconfig_option
+from vgpuctl.cli.lint import FailOn, PrivilegedPolicy
+from vgpuctl.core import spec
+from vgpuctl.core.cluster import build_snapshot
+from vgpuctl.core.doctor import DoctorReport, diagnose
+from vgpuctl.core.findings import ExitStatus, Severity
+from vgpuctl.core.versions import Version, VersionError, parse_version
+from vgpuctl.render import OutputFormat, dump
+from vgpuctl.render.doctor import render_doctor
+from vgpuctl.sources import UsageError, load_device_config
+
+EPILOG = """[bold]Examples[/bold]
+
+  vgpuctl doctor                                   # the cluster of the current kubeconfig context
+  vgpuctl doctor --snapshot examples/clusters/broken.yaml
+  kubectl get nodes,pods,configmaps,daemonsets,deployments -A -o json > snap.json && vgpuctl doctor --snapshot snap.json
+  vgpuctl doctor -o json --fail-on warning         # for CI: exit 1 on any warning
+  vgpuctl doctor --pre                             # can `vgpuctl install` succeed here?
+  vgpuctl doctor --node --device-config device-config.yaml   # on a GPU/NPU node itself
+"""
+
+
+def _unreadable(subjects: list[str]) -> frozenset[str]:
+    """`list/pods`, `list/configmaps/kube-system` → the resource names checks declare in `reads`."""
+    return frozenset(s.split("/")[1] for s in subjects if s.startswith("list/") and s.count("/") >= 1)
+
+
+@guarded
+def doctor_command(
+    snapshot: str | None = typer.Option(
+        None, "--snapshot", metavar="FILE", help="Check a snapshot file (kubectl get … -o yaml/json), not a cluster."),
+    kubeconfig: str | None = kubeconfig_option(),
+    context: str | None = context_option(),
+    node: bool = typer.Option(False, "--node", help="Check this machine as a GPU/NPU node: driver, MIG, runtime, "
+                              "nvidia-smi / npu-smi (add --snapshot or --device-config to compare with the geometry)."),
+    root: str = typer.Option("/", "--root", metavar="DIR",
+                             help="With --node: where the host's filesystem is mounted (e.g. /host in a pod)."),
+    device_config: str | None = typer.Option(None, "--device-config", metavar="FILE",
+                                             help="With --node: the device ConfigMap or payload to compare with."),
+    pre: bool = typer.Option(False, "--pre", help="Only what decides whether `vgpuctl install` can succeed."),
+    expand: bool = typer.Option(False, "--all", help="List every subject instead of grouping the same problem."),
+    volcano_version: str | None = typer.Option(None, "--volcano-version", metavar="V",
+                                               help="Override the Volcano version read from the vc-scheduler image."),
+    scheduler_name: list[str] = typer.Option([], "--scheduler-name", metavar="NAME",
+                                             help="A Volcano scheduler name (repeatable; default: volcano)."),
+    privileged: PrivilegedPolicy = typer.Option(PrivilegedPolicy.ERROR, "--privileged",
+                                                help="Severity of VGP016 on existing pods."),
+    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
+    fail_on: FailOn = typer.Option(FailOn.ERROR, "--fail-on", help="Lowest severity that makes the exit code 1."),
+) -> None:
+    """Check GPU/NPU sharing end to end: versions, scheduler config, device config, plugins, nodes, pods."""
+    try:
+        version = parse_version(volcano_version) if volcano_version else None
+    except VersionError as exc:
+        raise UsageError(f"--volcano-version: {exc}") from None
+    if node:
+        report = _node_report(snapshot, device_config, root, version)
+        _emit(report, output, expand, fail_on)
+    loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version)
+    unreadable = _unreadable([p.subject for p in loaded.problems])
+    if {"nodes", "pods"} <= unreadable and "configmaps" in unreadable:
+        typer.echo("vgpuctl: could not read the cluster: " + "; ".join(p.message for p in loaded.problems[:3]),
+                   err=True)
+        raise typer.Exit(int(ExitStatus.INCOMPLETE))
+    report = diagnose(
+        loaded.snapshot,
+        now=datetime.now(timezone.utc),
+        volcano_version=version,
+        source=loaded.source,
+        unreadable=unreadable,
+        read_problems=tuple(loaded.problems),
+        scheduler_names=tuple(scheduler_name) or spec.DEFAULT_SCHEDULER_NAMES,
+        privileged_severity=Severity(privileged.value),
+        pre=pre,
+    )
+    _emit(report, output, expand, fail_on)
+
+
+def _node_report(snapshot: str | None, device_config: str | None, root: str, version: Version | None) -> DoctorReport:
+    from vgpuctl.host import collect
+    from vgpuctl.snapshotfile import load_snapshot
+
+    cluster = build_snapshot([])
+    if snapshot:
+        data = load_snapshot(snapshot)
+        cluster = build_snapshot(data.objects, data.server_version, volcano_version=version)
+    return diagnose(cluster, now=datetime.now(timezone.utc), volcano_version=version, source="node",
+                    host=collect(root), device_config=load_device_config(device_config) if device_config else None)
+
+
+def _emit(report: DoctorReport, output: OutputFormat, expand: bool, fail_on: FailOn) -> NoReturn:
+    for note in report.notes:
+        typer.echo(f"vgpuctl: {note}", err=True)
+    out = stdout()
+    if output is OutputFormat.TABLE:
+        render_doctor(report, make_console(out), expand=expand)
+    else:
+        out.write(dump(report.to_dict(group=not expand), output))
+    raise typer.Exit(int(report.exit_status(Severity(fail_on.value))))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("doctor", epilog=EPILOG)(doctor_command)

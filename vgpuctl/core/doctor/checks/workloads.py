@@ -1,0 +1,278 @@
+"""Existing pods (`VGX`, SPEC §2.9): stuck allocations, allocation annotations that lie, and the pod rules.
+
+These checks walk every pod of the cluster (40,000 in a large one), so each starts with a cheap test
+that lets the vast majority of pods through untouched: VGX001 looks at one annotation, VGX002 at the
+allocation annotations, VGX003 reviews only pods that carry device resources, annotations or labels.
+Messages keep pod names out (the pod is the subject) so the report groups a problem shared by many pods.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Hashable, Iterator, Mapping
+from typing import Any
+
+from vgpuctl.core import spec
+from vgpuctl.core.catalogue import hint_for
+from vgpuctl.core.cluster import NodeState
+from vgpuctl.core.codecs import decode_ascend_allocations, decode_npu_core, decode_vgpu_ids
+from vgpuctl.core.doctor.components import as_map
+from vgpuctl.core.doctor.framework import Category, DoctorContext, check
+from vgpuctl.core.facts import AscendNode, ClusterFacts, VgpuNode
+from vgpuctl.core.findings import Finding, Severity
+from vgpuctl.core.podrules import review
+from vgpuctl.core.podrules.context import names_for
+
+CAT = Category.WORKLOADS
+WARNING = Severity.WARNING
+ALLOCATING_FOR = 300  # seconds: a bind-phase allocating older than this was never served
+_DONE_PHASES = ("Succeeded", "Failed")
+_DEVICE_PREFIXES = ("volcano.sh/", "huawei.com/")
+_CONTAINER_KINDS = ("containers", "initContainers", "ephemeralContainers")
+_ALLOCATED_SUFFIX = "-devices-allocated"
+
+
+def _f(code: str, subject: str, message: str) -> Finding:
+    return Finding(code, WARNING, subject, message, hint_for(code))
+
+
+def _pod_subject(meta: Mapping[str, Any]) -> str:
+    return f"pod/{meta.get('namespace', '')}/{meta.get('name', '')}"
+
+
+def _unix(raw: Any) -> float | None:
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int | float):
+        return float(raw)
+    if isinstance(raw, str):
+        try:
+            return float(raw.strip())
+        except ValueError:
+            return None
+    return None
+
+
+# ---- VGX001 ---------------------------------------------------------------------------------------
+
+@check("workloads.bind-phase", CAT, "VGX001", "No pod is stuck in device allocation", reads=("pods",))
+def bind_phase(ctx: DoctorContext) -> Iterator[Finding]:
+    now = ctx.now.timestamp()
+    for pod in ctx.snapshot.pods:
+        meta = as_map(pod.get("metadata"))
+        annotations = as_map(meta.get("annotations"))
+        phase = annotations.get(spec.ANN_BIND_PHASE)
+        if phase not in ("allocating", "failed"):
+            continue
+        pod_phase = as_map(pod.get("status")).get("phase")
+        node = annotations.get(spec.ANN_VGPU_NODE) or as_map(pod.get("spec")).get("nodeName") or "?"
+        if phase == "allocating" and pod_phase not in _DONE_PHASES:
+            since = _unix(annotations.get(spec.ANN_BIND_TIME))
+            if since is None:
+                yield _f("VGX001", _pod_subject(meta),
+                         f"is in {spec.ANN_BIND_PHASE} allocating on node {node} with no readable "
+                         f"{spec.ANN_BIND_TIME}: it cannot be told how long the device plugin has not served it")
+            elif now - since > ALLOCATING_FOR:
+                yield _f("VGX001", _pod_subject(meta),
+                         f"has been in {spec.ANN_BIND_PHASE} allocating for more than 5 minutes on node {node}: "
+                         "the device plugin there never served it (not running, or it could not match the pod: "
+                         "`device number not matched`)")
+        elif phase == "failed" and pod_phase != "Succeeded":
+            # Kept even on Failed pods: the plugin picks pending pods by node and device count without
+            # looking at the phase, so a failed allocation's annotations can still mislead it.
+            yield _f("VGX001", _pod_subject(meta),
+                     f"{spec.ANN_BIND_PHASE} is failed on node {node}: the device plugin refused the allocation "
+                     "(see its log there), and the stale allocation annotations can mislead later allocations")
+
+
+# ---- VGX002 ---------------------------------------------------------------------------------------
+
+def _node_devices(node: NodeState, family: spec.Family) -> set[str]:
+    return {d.id for d in node.devices if d.family is family}
+
+
+def _allocation_findings(annotations: Mapping[str, Any], node: NodeState | None, node_name: str,
+                         subject: str) -> Iterator[Finding]:
+    ids = annotations.get(spec.ANN_VGPU_IDS_NEW)
+    if ids is not None:
+        decoded = decode_vgpu_ids(ids)
+        for problem in decoded.problems:
+            if problem.code == "VGX002":
+                yield _f("VGX002", subject, f"{spec.ANN_VGPU_IDS_NEW}: {problem.message}")
+        gpus = _node_devices(node, spec.Family.VGPU) if node is not None else set()
+        if gpus:  # a node without readable vGPU devices is the nodes checks' business (VGN001–003)
+            for uuid in sorted({d.uuid for d in decoded.devices if d.uuid and d.uuid not in gpus}):
+                yield _f("VGX002", subject, f"{spec.ANN_VGPU_IDS_NEW} names GPU {uuid}, which node {node_name} does "
+                                            "not register: Volcano books the usage on no GPU (or the wrong one)")
+    for key, value in annotations.items():
+        if not (isinstance(key, str) and key.startswith("hami.io/") and key.endswith(_ALLOCATED_SUFFIX)):
+            continue
+        allocations = decode_ascend_allocations(value)
+        for problem in allocations.problems:
+            if problem.code == "VGX002":
+                yield _f("VGX002", subject, f"{key}: {problem.message}")
+        npus = _node_devices(node, spec.Family.ASCEND_HAMI) if node is not None else set()
+        if npus:
+            for uuid in sorted({d.uuid for d in allocations.devices if d.uuid and d.uuid not in npus}):
+                yield _f("VGX002", subject, f"{key} names NPU {uuid}, which node {node_name} does not register: "
+                                            "Volcano books the usage on no NPU")
+    npu_core = annotations.get(spec.ANN_NPU_CORE)
+    if npu_core is not None:
+        cores = decode_npu_core(npu_core)
+        for problem in cores.problems:
+            if problem.code == "VGX002":
+                yield _f("VGX002", subject, f"{spec.ANN_NPU_CORE}: {problem.message}")
+        chips = {d.index for d in node.devices if d.family is spec.Family.ASCEND_MINDCLUSTER} if node else set()
+        if chips:
+            for chip in sorted(set(cores.chips) - chips):
+                yield _f("VGX002", subject, f"{spec.ANN_NPU_CORE} names chip {chip}, which node {node_name} does "
+                                            "not have: Volcano books the usage on no chip")
+
+
+_ALLOCATION_KEYS = (spec.ANN_VGPU_NODE, spec.ANN_VGPU_IDS_NEW, spec.ANN_NPU_CORE)
+
+
+@check("workloads.allocations", CAT, "VGX002", "Pod allocation annotations match the pod's node",
+       reads=("pods", "nodes"))
+def allocations(ctx: DoctorContext) -> Iterator[Finding]:
+    nodes = {n.name: n for n in ctx.snapshot.nodes}
+    for pod in ctx.snapshot.pods:
+        meta = as_map(pod.get("metadata"))
+        annotations = as_map(meta.get("annotations"))
+        if not annotations:
+            continue
+        if not any(k in annotations for k in _ALLOCATION_KEYS) and \
+                not any(isinstance(k, str) and k.endswith(_ALLOCATED_SUFFIX) for k in annotations):
+            continue
+        if as_map(pod.get("status")).get("phase") in _DONE_PHASES:
+            continue
+        subject = _pod_subject(meta)
+        bound = as_map(pod.get("spec")).get("nodeName")
+        assigned = annotations.get(spec.ANN_VGPU_NODE)
+        if isinstance(bound, str) and bound and assigned is not None and assigned != bound:
+            yield _f("VGX002", subject,
+                     f"{spec.ANN_VGPU_NODE} is {assigned!r} but the pod runs on node {bound}: the device plugin "
+                     f"on {assigned!r} may hand this allocation to another pod")
+        if not isinstance(bound, str) or not bound:
+            continue  # not bound yet: nothing to compare the allocation with
+        yield from _allocation_findings(annotations, nodes.get(bound), bound, subject)
+
+
+# ---- VGX003 ---------------------------------------------------------------------------------------
+#
+# A 5,000-node fleet has 40,000 vGPU pods and 40,000 GPUs. Two things keep the review linear and fast:
+#
+# - compact facts: the pod rules scan the cluster's devices per pod (the largest eligible GPU, the GPU
+#   types), so nodes with identical device lists are collapsed into one representative. Every fact the
+#   rules read is preserved: the types, memories and modes of GPUs, the largest GPU count on a node, the
+#   largest Ascend memory and device count per chip, whether any node runs vNPU hami-core. Only the
+#   GPU UUID set shrinks, so pods that filter by UUID are reviewed with the full facts.
+# - one review per pod shape: the verdict (relative subjects, messages that never name the pod) depends
+#   only on the annotations and labels the pod rules read, the containers' resources and privilege, and
+#   schedulerName, so it is computed once per distinct shape. The sets below are exactly what
+#   vgpuctl.core.podrules reads (a test pins them against its source): the PodGroup annotations only
+#   as present-or-not (VGP012), the rest by value.
+
+SHAPE_ANNOTATIONS = frozenset({*spec.DEVICE_POD_ANNOTATIONS, spec.ANN_GPU_INDEX, spec.ANN_PREDICATE_TIME})
+SHAPE_PRESENCE_ANNOTATIONS = frozenset({spec.ANN_GROUP_NAME_K8S, spec.ANN_GROUP_NAME_VOLCANO})
+SHAPE_LABELS = frozenset(spec.DEVICE_POD_LABELS)
+_SHAPE_KEYS = (tuple(sorted(SHAPE_ANNOTATIONS)), tuple(sorted(SHAPE_PRESENCE_ANNOTATIONS)), tuple(sorted(SHAPE_LABELS)))
+_UUID_FILTERS = (spec.ANN_USE_GPUUUID, spec.ANN_NOUSE_GPUUUID)
+
+
+def compact_facts(facts: ClusterFacts) -> ClusterFacts:
+    """The same facts with nodes of identical device lists collapsed (see above); `facts` if none repeat."""
+    changes: dict[str, Any] = {}
+    if facts.vgpu_nodes:
+        gpus: dict[tuple[Any, ...], VgpuNode] = {}
+        for n in facts.vgpu_nodes:
+            key = tuple((d.type, d.memory, d.mode, d.split, d.health, d.registered_mode) for d in n.devices)
+            gpus.setdefault(key, n)
+        if len(gpus) < len(facts.vgpu_nodes):
+            changes["vgpu_nodes"] = tuple(gpus.values())
+    if facts.ascend_nodes:
+        npus: dict[tuple[Any, ...], AscendNode] = {}
+        for a in facts.ascend_nodes:
+            signature = (a.hami_vnpu_core, tuple((d.common_word, d.memory, d.cores, d.count, d.health)
+                                                 for d in a.devices))
+            npus.setdefault(signature, a)
+        if len(npus) < len(facts.ascend_nodes):
+            changes["ascend_nodes"] = tuple(npus.values())
+    return dataclasses.replace(facts, **changes) if changes else facts
+
+
+def _items(value: Any) -> tuple[tuple[Any, Any], ...]:
+    return tuple(sorted(as_map(value).items()))
+
+
+def _shape(pod: Mapping[str, Any], meta: Mapping[str, Any]) -> Hashable | None:
+    """What the pod rules read of an existing pod, as a hashable key; None when it cannot be one."""
+    try:
+        return _shape_key(pod, meta)
+    except TypeError:  # unorderable or unhashable values where strings belong: review the pod on its own
+        return None
+
+
+def _shape_key(pod: Mapping[str, Any], meta: Mapping[str, Any]) -> Hashable | None:
+    pod_spec = as_map(pod.get("spec"))
+    containers: list[tuple[Any, ...]] = []
+    for kind in _CONTAINER_KINDS:
+        raw = pod_spec.get(kind)
+        if raw is None:
+            continue
+        if not isinstance(raw, list) or not all(isinstance(c, dict) for c in raw):
+            return None  # malformed: review it on its own
+        for c in raw:
+            res = as_map(c.get("resources"))
+            containers.append((kind, c.get("name"), _items(res.get("limits")), _items(res.get("requests")),
+                               as_map(c.get("securityContext")).get("privileged") is True))
+    annotations, labels = as_map(meta.get("annotations")), as_map(meta.get("labels"))
+    by_value, by_presence, label_keys = _SHAPE_KEYS
+    key = (pod.get("kind"), tuple(containers), pod_spec.get("schedulerName"), bool(pod_spec.get("nodeName")),
+           tuple((k, annotations[k]) for k in by_value if k in annotations),
+           tuple(bool(annotations.get(k)) for k in by_presence),
+           tuple((k, labels[k]) for k in label_keys if k in labels))
+    hash(key)
+    return key
+
+
+def _carries_devices(pod: Mapping[str, Any], metadata: Mapping[str, Any], resources: frozenset[str]) -> bool:
+    """The cheap pre-filter: device resources in any container, or a device annotation or label."""
+    pod_spec = as_map(pod.get("spec"))
+    for kind in _CONTAINER_KINDS:
+        for c in pod_spec.get(kind) or ():
+            res = as_map(as_map(c).get("resources"))
+            for field in ("limits", "requests"):
+                for key in as_map(res.get(field)):
+                    if isinstance(key, str) and (key.startswith(_DEVICE_PREFIXES) or key in resources):
+                        return True
+    annotations = as_map(metadata.get("annotations"))
+    if annotations and any(k in annotations for k in spec.DEVICE_POD_ANNOTATIONS):
+        return True
+    labels = as_map(metadata.get("labels"))
+    return bool(labels) and any(k in labels for k in spec.DEVICE_POD_LABELS)
+
+
+@check("workloads.pod-rules", CAT, "VGX003", "Existing pods follow the pod rules", reads=("pods",))
+def pod_rules(ctx: DoctorContext) -> Iterator[Finding]:
+    """Each violation under the pod rule's own code and severity, the pod (and its container) as subject."""
+    resources = names_for(ctx.facts.device_config).vgpu_all
+    compact = compact_facts(ctx.facts)
+    verdicts: dict[Hashable, tuple[Finding, ...]] = {}
+    for pod in ctx.snapshot.pods:
+        if as_map(pod.get("status")).get("phase") in _DONE_PHASES:
+            continue
+        meta = as_map(pod.get("metadata"))
+        if not _carries_devices(pod, meta, resources):
+            continue
+        key = _shape(pod, meta)
+        findings = verdicts.get(key) if key is not None else None
+        if findings is None:
+            annotations = as_map(meta.get("annotations"))
+            facts = ctx.facts if any(k in annotations for k in _UUID_FILTERS) else compact
+            findings = review(pod, facts, existing=True).findings
+            if key is not None:
+                verdicts[key] = findings
+        subject = _pod_subject(meta)
+        for f in findings:
+            yield Finding(f.code, f.severity, f"{subject}/{f.subject}" if f.subject else subject, f.message, f.hint)

@@ -84,12 +84,24 @@ def _assumed_notice(version: Version) -> None:
     make_console(stderr()).print(f"note: no --volcano-version given; judging for the newest Volcano ({version})")
 
 
+def _read_cluster_configmap(ref: str) -> str:
+    """`cluster:NS/NAME` → the ConfigMap read live (current kubeconfig context), as YAML text."""
+    namespace, _, name = ref.removeprefix("cluster:").partition("/")
+    if not namespace or not name or "/" in name:
+        raise UsageError(f"{ref}: expected cluster:NAMESPACE/NAME, e.g. cluster:kube-system/volcano-vgpu-device-config")
+    import yaml
+
+    from vgpuctl.cli.kubeopts import cluster_errors, connect
+    from vgpuctl.kube.reader import read_configmap
+
+    with cluster_errors():
+        return yaml.safe_dump(read_configmap(connect(None, None), namespace, name), sort_keys=False)
+
+
 def read_sources(path: str) -> list[DeviceConfigSource]:
-    if path.startswith("cluster:"):
-        raise UsageError(f"{path}: reading a ConfigMap from the cluster (cluster:NS/NAME) is not available yet; "
-                         "save it with `kubectl get configmap -n NS NAME -o yaml > FILE` and pass FILE")
     label = "<stdin>" if path == "-" else path
-    found = find_device_configs(read_text(path), label)
+    text = _read_cluster_configmap(path) if path.startswith("cluster:") else read_text(path)
+    found = find_device_configs(text, label)
     if not found:
         raise UsageError(f"{label}: no device config found (expected a ConfigMap with data key "
                          f"{spec.DEVICE_CONFIG_KEY!r} or a device-config.yaml payload)")

@@ -280,3 +280,15 @@ def read_cluster(
                 plan.extend(_geometry_configmap(items, plan))
         objects.extend(items)
     return LiveRead(SnapshotData(objects, server_version), problems)
+
+
+def read_configmap(api_client: ApiClient, namespace: str, name: str, *, timeout: Timeout = (5, 30)) -> dict[str, Any]:
+    """One ConfigMap as raw JSON (with apiVersion/kind); `ClusterUnreachable` for any failure, with the reason."""
+    client = _Client(api_client, timeout)
+    try:
+        doc = client.get(f"/api/v1/namespaces/{namespace}/configmaps/{name}")
+    except _ReadError as exc:
+        raise ClusterUnreachable(f"cannot read configmap {namespace}/{name}: {exc}") from None
+    doc.setdefault("apiVersion", "v1")
+    doc.setdefault("kind", "ConfigMap")
+    return doc

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.facts import NO_FACTS, ClusterFacts
 from vgpuctl.core.findings import Finding, Severity
@@ -30,6 +31,8 @@ class Review:
 
 
 SKIPPED = Review(True, (), (), checked=False)
+_ASCEND = spec.ASCEND_RESOURCE_PREFIX
+_GPUSHARE_ANNOTATIONS = frozenset({spec.ANN_GPU_INDEX, spec.ANN_PREDICATE_TIME})
 
 
 def review(
@@ -64,12 +67,21 @@ def review(
                                        "of container objects"))
         if not ctx.containers and not ctx.malformed:
             findings.append(_malformed(target.subject_prefix + "spec.containers", "the pod has no containers"))
-        defaults.apply_defaults(ctx)
-        vgpu.check(ctx)
-        vgpu.privileged(ctx)
-        gpushare.check(ctx)
-        ascend.check(ctx)
-        mindcluster.check(ctx)
+        # Families the pod touches at all: most pods in a cluster request no device, and a GPU pod
+        # rarely touches more than one family, so the rest is skipped on the admission hot path.
+        names = {r for c in ctx.containers for r in (*c.limits, *c.requests)}
+        if names or ctx.annotations:
+            defaults.apply_defaults(ctx)
+        if names & ctx.names.vgpu_all:
+            vgpu.check(ctx)
+        if names & ctx.names.vgpu_all or spec.NPU_CORE in names or any(n.startswith(_ASCEND) for n in names):
+            vgpu.privileged(ctx)
+        if names & ctx.names.gpushare_all or _GPUSHARE_ANNOTATIONS & ctx.annotations.keys():
+            gpushare.check(ctx)
+        if spec.ANN_VNPU_MODE in ctx.annotations or any(n.startswith(_ASCEND) for n in names):
+            ascend.check(ctx)
+        if spec.NPU_CORE in names:
+            mindcluster.check(ctx)
         findings.extend(ctx.findings)
         additions.extend(ctx.additions)
     if is_volcano_job(obj):

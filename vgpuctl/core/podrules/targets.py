@@ -18,6 +18,8 @@ _EMPTY: Mapping[str, Any] = {}
 
 
 def as_mapping(value: Any) -> Mapping[str, Any]:
+    if type(value) is dict:  # the common case, without the ABC machinery of isinstance(…, Mapping)
+        return value
     return value if isinstance(value, Mapping) else _EMPTY
 
 

@@ -463,3 +463,17 @@ def _make_decimal(negative: bool, digits: str, scale: int) -> Decimal:
         digits = digits[: len(digits) - removable]
         scale += removable
     return Decimal((int(negative), tuple(int(ch) for ch in digits), scale))
+
+
+def int_value(raw: object) -> int | None:
+    """A resource value as the integer the API server would store, or None when absent or unreadable.
+
+    For object fields (capacity, allocatable, limits) read by the cluster model and the doctor, where a
+    bad value is someone else's finding and must not stop the reading.
+    """
+    if raw is None or isinstance(raw, bool):
+        return None
+    try:
+        return parse_quantity(raw).as_int()
+    except QuantityError:
+        return None

@@ -33,7 +33,7 @@ from vgpuctl.core.deviceconfig import (
     payload_from_document,
 )
 from vgpuctl.core.findings import Finding, Severity
-from vgpuctl.core.quantity import QuantityError, parse_quantity
+from vgpuctl.core.quantity import int_value as _int
 from vgpuctl.core.schedconf import SchedulerConf, SchedulerConfError, deviceshare_args, parse_scheduler_conf
 from vgpuctl.core.versions import Version, accepts_vnpus_wrapper, requires_six_field_register
 
@@ -52,15 +52,6 @@ def _name(obj: Mapping[str, Any]) -> tuple[str, str]:
     meta = _m(obj.get("metadata"))
     ns, name = meta.get("namespace"), meta.get("name")
     return (ns if isinstance(ns, str) else "", name if isinstance(name, str) else "")
-
-
-def _int(raw: Any) -> int | None:
-    if raw is None or isinstance(raw, bool):
-        return None
-    try:
-        return parse_quantity(raw).as_int()
-    except QuantityError:
-        return None
 
 
 def _finding(problem: CodecProblem, subject: str, severity: Severity | None = None) -> Finding:

@@ -20,7 +20,7 @@ from vgpuctl.core.codecs import decode_hami_nvidia_register, decode_handshake, d
 from vgpuctl.core.doctor.components import as_map, image_parts
 from vgpuctl.core.doctor.framework import Category, DoctorContext, check
 from vgpuctl.core.findings import Finding, Severity
-from vgpuctl.core.quantity import QuantityError, parse_quantity
+from vgpuctl.core.quantity import int_value
 from vgpuctl.core.versions import (
     NEWEST_VOLCANO,
     Version,
@@ -49,14 +49,7 @@ def version(ctx: DoctorContext) -> Version:
     return ctx.volcano_version or NEWEST_VOLCANO
 
 
-def quantity(raw: Any) -> int | None:
-    """An integer resource value; None when absent or unreadable."""
-    if raw is None or isinstance(raw, bool):
-        return None
-    try:
-        return parse_quantity(raw).as_int()
-    except QuantityError:
-        return None
+quantity = int_value  # an integer resource value; None when absent or unreadable
 
 
 def describe(resources: Mapping[str, Any], name: str) -> str | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.deviceconfig import DeviceConfig
@@ -115,19 +116,30 @@ class ClusterFacts:
             return None
         return max(self.npu_core_capacities)
 
+    @cached_property
+    def memo(self) -> dict[Any, Any]:
+        """Values rules derive from these facts, computed once: one facts value serves many reviews."""
+        return {}
+
     def ascend_max_memory(self, common_word: str) -> int | None:
         if self.ascend_nodes is None:
             return None
-        memories = [d.memory for n in self.ascend_nodes for d in n.devices if d.common_word == common_word]
-        return max(memories) if memories else None
+        key = ("ascend-max-memory", common_word)
+        if key not in self.memo:
+            memories = [d.memory for n in self.ascend_nodes for d in n.devices if d.common_word == common_word]
+            self.memo[key] = max(memories) if memories else None
+        result: int | None = self.memo[key]
+        return result
 
     def ascend_max_count(self, common_word: str) -> int | None:
         if self.ascend_nodes is None:
             return None
-        return max(
-            (sum(1 for d in n.devices if d.common_word == common_word) for n in self.ascend_nodes),
-            default=0,
-        )
+        key = ("ascend-max-count", common_word)
+        if key not in self.memo:
+            self.memo[key] = max(
+                (sum(1 for d in n.devices if d.common_word == common_word) for n in self.ascend_nodes), default=0)
+        result: int | None = self.memo[key]
+        return result
 
     @cached_property
     def hami_vnpu_core_node_count(self) -> int | None:

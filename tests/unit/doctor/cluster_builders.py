@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.unit.doctor.conftest import DEVICESHARE_VGPU, pod, scheduler_cm, vgpu_node, workload
+from tests.unit.doctor.conftest import DEVICESHARE_VGPU, node, pod, register, scheduler_cm, vgpu_node, workload
 
 VGPU_PLUGIN_IMAGE = "docker.io/projecthami/volcano-vgpu-device-plugin:v1.12.0"
 ASCEND_HAMI_IMAGE = "projecthami/ascend-device-plugin:v1.4.0"
@@ -76,3 +76,11 @@ def healthy_vgpu(*extra: dict[str, Any], nodes: tuple[str, ...] = ("gpu-1",)) ->
     """Volcano 1.15.1, vGPU on, the plugin ready on every GPU node: every VGK check passes."""
     return [scheduler_cm(), scheduler(), vgpu_plugin(status=ds_status(len(nodes), len(nodes))),
             *(vgpu_node(n) for n in nodes), *(plugin_pod(n) for n in nodes), *extra]
+
+
+def typed_vgpu_node(name: str, *uuids: str, kind: str, devmem: int) -> dict[str, Any]:
+    """A vGPU node of another GPU model (vgpu_node registers A100-40GB)."""
+    alloc = {"volcano.sh/vgpu-number": str(10 * len(uuids)), "volcano.sh/vgpu-memory": str(devmem * len(uuids)),
+             "volcano.sh/vgpu-cores": str(100 * len(uuids))}
+    return node(name, annotations={"volcano.sh/node-vgpu-register": register(*uuids, devmem=devmem, kind=kind)},
+                allocatable=alloc)

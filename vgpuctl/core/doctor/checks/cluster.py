@@ -10,8 +10,16 @@ guess:
   `caBundle` and the TLS Secret are never in a snapshot (nor read live), so the `caBundle` match and the
   30-day certificate expiry are *not* checked here; the webhook's own readiness probe fails while its
   certificate is unreadable or expires within 7 days, which the replica check does see.
-- VGK004 judges "not ready on the nodes that need it" from the plugin pods on each device node, which
-  needs pods; the DaemonSet-level part (missing, schedules nowhere, nothing ready) needs only DaemonSets.
+- VGK004 judges "not ready on the nodes that need it" from the plugin pods on each device node (a node
+  that registers the family's devices, or carries the family's node label and matches the DaemonSet's
+  nodeSelector), which needs pods; the DaemonSet-level part (missing, schedules nowhere, nothing ready)
+  needs only DaemonSets. Crash-looping vGPU plugin pods on CPU nodes are expected (no nodeSelector) and
+  not reported. The MindCluster plugin's absence is VGK007's.
+- VGK005 applies the vGPU plugin matrix of H§2.12 / V§9 to the image tag (`latest`/`main`/`master` count
+  as a build from main). Plugin v1.10–v1.12 with Volcano <= 1.11 is not flagged (not a documented pairing,
+  but no evidence it breaks); the `vnpus` form each Ascend component accepts is VGM003.
+- VGK003 and VGK005 use the detected or given Volcano version; when unknown the newest is assumed (the
+  report says so), which has every feature, so VGK003's version half stays silent then.
 """
 
 from __future__ import annotations
@@ -20,7 +28,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import vgpuctl.core.doctor.checks.workloads  # noqa: F401 - registers the VGX checks (until checks/__init__ lists it)
 from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.cluster import NodeState
@@ -325,6 +332,8 @@ def plugins_on_nodes(ctx: DoctorContext) -> Iterator[Finding]:
             continue  # reported as missing by device-plugins.present / VGK007
         selectors = [_node_selector(ds) for ds in daemonsets]
         by_node = _plugin_pods(ctx, plugin, daemonsets)
+        if not by_node:
+            continue  # none of its pods in the snapshot (not captured, or none at all: the DaemonSet check's)
         for node in ctx.snapshot.nodes:
             if not _needs_plugin(node, plugin, selectors) or not _node_ready(node):
                 continue
@@ -335,7 +344,7 @@ def plugins_on_nodes(ctx: DoctorContext) -> Iterator[Finding]:
                     shown = " or ".join(_show_selector(s) for s in selectors)
                     why = f"the DaemonSet's nodeSelector {shown} does not match this node"
                 else:
-                    why = "check the DaemonSet's tolerations against the node's taints"
+                    why = "the DaemonSet placed no pod here: check its tolerations against the node's taints"
                 yield _f("VGK004", ERROR, subject, f"no {plugin.label} device plugin pod runs on this node ({why}): "
                                                    "pods Volcano places here fail at admission")
                 continue

@@ -4,7 +4,7 @@ One finding per node and problem, subject `node/<name>`, the node's name never i
 report groups the same problem across a fleet into one line. The codec problems found while the snapshot
 decoded the registrations (`NodeState.findings`) are surfaced by the check of their code, never decoded
 again — except the register on Volcano < 1.12, which reads it differently (5 fields are fine there). The
-gpushare, Ascend and driver checks are in `nodes_npu`, imported at the end of this module so they register too.
+gpushare, Ascend and driver checks are in `nodes_npu`.
 """
 
 from __future__ import annotations
@@ -336,4 +336,3 @@ def vgpu_consistency(ctx: DoctorContext) -> Iterator[Finding]:
 
 
 # The gpushare, Ascend and driver checks (VGN014–VGN018): importing them registers them.
-from vgpuctl.core.doctor.checks import nodes_npu as nodes_npu  # noqa: E402

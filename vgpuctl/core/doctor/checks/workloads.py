@@ -24,7 +24,7 @@ from vgpuctl.core.podrules import review
 from vgpuctl.core.podrules.context import names_for
 
 CAT = Category.WORKLOADS
-WARNING = Severity.WARNING
+WARNING, INFO = Severity.WARNING, Severity.INFO
 ALLOCATING_FOR = 300  # seconds: a bind-phase allocating older than this was never served
 _DONE_PHASES = ("Succeeded", "Failed")
 _DEVICE_PREFIXES = ("volcano.sh/", "huawei.com/")
@@ -171,7 +171,7 @@ def allocations(ctx: DoctorContext) -> Iterator[Finding]:
 #   only on the annotations and labels the pod rules read, the containers' resources and privilege, and
 #   schedulerName, so it is computed once per distinct shape. The sets below are exactly what
 #   vgpuctl.core.podrules reads (a test pins them against its source): the PodGroup annotations only
-#   as present-or-not (VGP012), the rest by value.
+#   as present-or-not (VGP012), the rest by value, plus whether the pod has annotations at all.
 
 SHAPE_ANNOTATIONS = frozenset({*spec.DEVICE_POD_ANNOTATIONS, spec.ANN_GPU_INDEX, spec.ANN_PREDICATE_TIME})
 SHAPE_PRESENCE_ANNOTATIONS = frozenset({spec.ANN_GROUP_NAME_K8S, spec.ANN_GROUP_NAME_VOLCANO})
@@ -230,7 +230,7 @@ def _shape_key(pod: Mapping[str, Any], meta: Mapping[str, Any]) -> Hashable | No
     by_value, by_presence, label_keys = _SHAPE_KEYS
     key = (pod.get("kind"), tuple(containers), pod_spec.get("schedulerName"), bool(pod_spec.get("nodeName")),
            tuple((k, annotations[k]) for k in by_value if k in annotations),
-           tuple(bool(annotations.get(k)) for k in by_presence),
+           tuple(bool(annotations.get(k)) for k in by_presence), bool(annotations),
            tuple((k, labels[k]) for k in label_keys if k in labels))
     hash(key)
     return key
@@ -255,7 +255,7 @@ def _carries_devices(pod: Mapping[str, Any], metadata: Mapping[str, Any], resour
 
 @check("workloads.pod-rules", CAT, "VGX003", "Existing pods follow the pod rules", reads=("pods",))
 def pod_rules(ctx: DoctorContext) -> Iterator[Finding]:
-    """Each violation under the pod rule's own code and severity, the pod (and its container) as subject."""
+    """Each violation (error or warning) under the pod rule's own code and severity, the pod as subject."""
     resources = names_for(ctx.facts.device_config).vgpu_all
     compact = compact_facts(ctx.facts)
     verdicts: dict[Hashable, tuple[Finding, ...]] = {}
@@ -270,7 +270,8 @@ def pod_rules(ctx: DoctorContext) -> Iterator[Finding]:
         if findings is None:
             annotations = as_map(meta.get("annotations"))
             facts = ctx.facts if any(k in annotations for k in _UUID_FILTERS) else compact
-            findings = review(pod, facts, existing=True).findings
+            # Violations only: the rules' info findings (what a request resolves to) are not problems.
+            findings = tuple(f for f in review(pod, facts, existing=True).findings if f.severity is not INFO)
             if key is not None:
                 verdicts[key] = findings
         subject = _pod_subject(meta)

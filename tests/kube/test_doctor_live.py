@@ -19,8 +19,9 @@ LISTS = {"Node": ("/api/v1/nodes", "v1", "NodeList"), "Pod": ("/api/v1/pods", "v
          "Deployment": ("/apis/apps/v1/deployments", "apps/v1", "DeploymentList")}
 
 
-def serve_fixture(cluster: FakeCluster) -> None:
-    items: list[dict[str, Any]] = yaml.safe_load(MIXED.read_text())["items"]
+def serve_fixture(cluster: FakeCluster, path: Path = MIXED) -> None:
+    """Serve every object of a snapshot file the way kube-apiserver lists them."""
+    items: list[dict[str, Any]] = yaml.safe_load(path.read_text())["items"]
     cluster.version = {"major": "1", "minor": "31", "gitVersion": "v1.31.4"}
     cluster.serve(nodes=0, pods=0, configmaps={}, daemonsets=0, deployments=0)
     for kind, (path, api_version, list_kind) in LISTS.items():

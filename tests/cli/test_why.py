@@ -1,0 +1,86 @@
+"""`vgpuctl why`: Pending, bound and what-if pods from snapshots; JSON contract; exit codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from tests.cli.conftest import EXAMPLES, validate
+
+BROKEN = str(EXAMPLES / "clusters" / "broken.yaml")
+HEALTHY = str(EXAMPLES / "clusters" / "healthy.yaml")
+
+
+def test_pending_pod_with_an_invalid_mode_fits_nowhere(run) -> None:
+    result = run("why", "notebook-bob", "-n", "ml", "--snapshot", BROKEN, "-o", "json")
+    assert result.exit_code == 1
+    report = result.json()
+    validate("why-report.schema.json", report)
+    assert report["pod"] == "ml/notebook-bob" and report["phase"] == "Pending" and report["families"] == ["vgpu"]
+    assert report["fits"] == [] and report["node"] is None
+    groups = {g["reason"]: g for g in report["unfit"]}
+    assert groups["mode-mismatch"]["nodes"] == ["gpu-mig-0", "gpu-node-0"]
+    assert "pod wants volcano.sh/vgpu-mode MIG, node mode is mig" in groups["mode-mismatch"]["message"]
+    counts = [g["count"] for g in report["unfit"]]
+    assert counts == sorted(counts, reverse=True)
+    assert "5 fields" in next(c["message"] for c in report["closest"] if c["node"] == "gpu-node-1")
+
+
+def test_table_and_namespace_slash_name(run) -> None:
+    result = run("why", "ml/notebook-bob", "--snapshot", BROKEN)
+    assert result.exit_code == 1
+    assert "fits no node" in result.stdout and "mode-mismatch" in result.stdout and "Closest nodes" in result.stdout
+    assert "\x1b[" not in result.stdout
+
+
+def test_bound_pod_reports_what_it_got(run) -> None:
+    result = run("why", "llm-finetune-0", "-n", "ml", "--snapshot", BROKEN, "-o", "json")
+    assert result.exit_code == 0
+    report = result.json()
+    validate("why-report.schema.json", report)
+    assert report["node"] == "gpu-node-0" and report["phase"] == "Running"
+    devices = report["fits"][0]["devices"]
+    assert [(d["memory"], d["cores"]) for d in devices] == [(20480, 50), (20480, 50)]
+    npu = run("why", "ai/npu-infer-0", "--snapshot", BROKEN, "-o", "json").json()
+    assert npu["fits"][0]["devices"][0]["template"] == "vir05_1c_16g"
+
+
+def test_what_if_from_a_file(run, tmp_path: Path) -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "try", "namespace": "ml"},
+           "spec": {"containers": [{"name": "c", "resources": {"limits": {
+               "volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "8000"}}}]}}
+    path = tmp_path / "pod.yaml"
+    path.write_text(yaml.safe_dump(pod))
+    result = run("why", "-f", str(path), "--snapshot", BROKEN, "-o", "json")
+    report = result.json()
+    validate("why-report.schema.json", report)
+    assert result.exit_code == 0 and report["phase"] == "WhatIf"
+    assert {p["node"] for p in report["fits"]} == {"gpu-node-0", "gpu-mig-0"}
+    big = {**pod, "spec": {"containers": [{"name": "c", "resources": {"limits": {
+        "volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "100000"}}}]}}
+    path.write_text(yaml.safe_dump(big))
+    result = run("why", "-f", str(path), "--snapshot", BROKEN, "-o", "yaml")
+    assert result.exit_code == 1 and "insufficient-memory" in result.stdout
+
+
+def test_usage_errors(run, tmp_path: Path) -> None:
+    missing = run("why", "nope", "-n", "ml", "--snapshot", BROKEN)
+    assert missing.exit_code == 2 and "no pod ml/nope" in missing.stderr
+    assert run("why", "--snapshot", BROKEN).exit_code == 2
+    assert run("why", "x", "-f", "y.yaml", "--snapshot", BROKEN).exit_code == 2
+    empty = tmp_path / "cm.yaml"
+    empty.write_text("kind: ConfigMap\nmetadata: {name: x}\n")
+    assert run("why", "-f", str(empty), "--snapshot", BROKEN).exit_code == 2
+
+
+def test_every_pod_of_the_healthy_example_is_explained(run) -> None:
+    from vgpuctl.snapshotfile import load_snapshot
+
+    for obj in load_snapshot(HEALTHY).objects:
+        if obj.get("kind") != "Pod":
+            continue
+        meta = obj["metadata"]
+        result = run("why", f"{meta['namespace']}/{meta['name']}", "--snapshot", HEALTHY, "-o", "json")
+        assert result.exit_code in (0, 1)
+        validate("why-report.schema.json", result.json())

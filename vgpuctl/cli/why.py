@@ -1,0 +1,97 @@
+"""`vgpuctl why`: replay Volcano's device filter to say why a pod is Pending — and where it would land."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+import typer
+
+from vgpuctl.cli.clustersource import load_cluster
+from vgpuctl.cli.env import guarded, make_console, stdout
+from vgpuctl.cli.kubeopts import context_option, kubeconfig_option
+from vgpuctl.core.findings import ExitStatus
+from vgpuctl.core.podrules.targets import pod_targets
+from vgpuctl.core.versions import VersionError, parse_version
+from vgpuctl.core.why import explain_in_snapshot
+from vgpuctl.render import OutputFormat, dump
+from vgpuctl.render.why import render_why
+from vgpuctl.sources import UsageError, read_manifests
+
+EPILOG = """[bold]Examples[/bold]
+
+  vgpuctl why notebook-bob -n ml              # why is it Pending, and which nodes come closest
+  vgpuctl why ml/notebook-bob --snapshot cluster.yaml -o json
+  vgpuctl why -f pod.yaml                     # what-if: where would this pod land right now?
+
+Exit code: 0 the pod fits some node (or is bound), 1 it fits none, 2 usage error, 3 cluster unreachable.
+"""
+
+
+@guarded
+def why_command(
+    pod: str | None = typer.Argument(None, metavar="[POD]", help="Pod name (or NAMESPACE/NAME)."),
+    namespace: str | None = typer.Option(None, "-n", "--namespace", help="Namespace of POD (default: default)."),
+    file: str | None = typer.Option(None, "-f", "--filename", metavar="FILE",
+                                    help="What-if: a pod (or workload) manifest not yet created; - for stdin."),
+    snapshot: str | None = typer.Option(None, "--snapshot", metavar="FILE",
+                                        help="Read a snapshot file (kubectl get … -o yaml) instead of the cluster."),
+    kubeconfig: str | None = kubeconfig_option(),
+    context: str | None = context_option(),
+    volcano_version: str | None = typer.Option(None, "--volcano-version", metavar="V",
+                                               help="Volcano version (decides which checks exist)."),
+    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
+) -> None:
+    """Say why a pod is Pending (per node, grouped by reason, with the numbers) and where it would land."""
+    if (pod is None) == (file is None):
+        raise UsageError("give exactly one of POD or -f FILE")
+    try:
+        version = parse_version(volcano_version) if volcano_version else None
+    except VersionError as exc:
+        raise UsageError(str(exc)) from None
+    manifest = _manifest(file, namespace) if file is not None else None
+    loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version)
+    if manifest is None:
+        assert pod is not None
+        ns, name = pod.split("/", 1) if "/" in pod else (namespace or "default", pod)
+        found = next((p for p in loaded.snapshot.pods if _key(p) == (ns, name)), None)
+        if found is None:
+            raise UsageError(f"no pod {ns}/{name} in the {'snapshot' if snapshot else 'cluster'}")
+        manifest = found
+    report = explain_in_snapshot(manifest, loaded.snapshot, what_if=file is not None, volcano_version=version,
+                                 now=datetime.now(timezone.utc))
+    out = stdout()
+    if output is OutputFormat.TABLE:
+        render_why(report, make_console(out))
+    else:
+        out.write(dump(report.to_dict(), output))
+    raise typer.Exit(int(ExitStatus.OK if report.schedulable else ExitStatus.FINDINGS))
+
+
+def _key(pod: Mapping[str, Any]) -> tuple[str, str]:
+    meta = pod.get("metadata") if isinstance(pod.get("metadata"), dict) else {}
+    return str(meta.get("namespace") or "default"), str(meta.get("name") or "")
+
+
+def _manifest(path: str, namespace: str | None) -> dict[str, Any]:
+    """The first pod (or pod template) in the file, as a Pod."""
+    for doc in read_manifests([path]):
+        if doc.error:
+            raise UsageError(f"{doc.source}: {doc.error}")
+        if not isinstance(doc.obj, Mapping):
+            continue
+        targets = pod_targets(doc.obj)
+        if not targets:
+            continue
+        target = targets[0]
+        meta = dict(target.metadata)
+        top = doc.obj.get("metadata") if isinstance(doc.obj.get("metadata"), Mapping) else {}
+        meta.setdefault("name", top.get("name") or "what-if")
+        meta.setdefault("namespace", namespace or top.get("namespace") or "default")
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": dict(target.spec)}
+    raise UsageError(f"{path}: no Pod or pod template found")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("why", epilog=EPILOG)(why_command)

@@ -1,0 +1,170 @@
+"""`why` for a whole cluster: every node through Volcano's device filters, grouped into an answer.
+
+`simulate_node` runs the families a pod asks for in Volcano's registration order (gpushare, vGPU,
+MindCluster 310P, Ascend HAMi — `registerDevices`), the first miss deciding, and then the node lock
+Volcano's Allocate would trip on. `explain` groups the misses by reason (largest group first, the
+nodes of a group closest-to-fitting first), lists the fits, and says what would make the pod fit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from vgpuctl.core import spec
+from vgpuctl.core.cluster.model import ClusterSnapshot, NodeState
+from vgpuctl.core.codecs import find_node_locks
+from vgpuctl.core.versions import Version
+from vgpuctl.core.why import ascend, gpushare, mindcluster, vgpu
+from vgpuctl.core.why.env import WhyEnv, mapping
+from vgpuctl.core.why.model import (
+    PHASE_WHAT_IF,
+    DeviceChoice,
+    Miss,
+    NodeVerdict,
+    Placement,
+    Reason,
+    UnfitGroup,
+    WhyReport,
+)
+from vgpuctl.core.why.request import PodRequest, parse_pod
+
+CLOSEST = 5
+_LOCKS = {spec.Family.VGPU: spec.LOCK_VGPU, spec.Family.GPUSHARE: spec.LOCK_GPUSHARE,
+          spec.Family.ASCEND_HAMI: spec.LOCK_ASCEND_HAMI}
+
+
+def env_from_snapshot(snapshot: ClusterSnapshot, *, volcano_version: Version | None = None,
+                      now: datetime | None = None) -> WhyEnv:
+    return WhyEnv(device_config=snapshot.device_config, deviceshare=snapshot.deviceshare,
+                  volcano_version=volcano_version, now=now, pods=snapshot.pods)
+
+
+def requested_families(pod: PodRequest) -> tuple[spec.Family, ...]:
+    """The families Volcano sees the pod asking for, in registration order."""
+    families = []
+    if pod.gpushare_memory > 0:
+        families.append(spec.Family.GPUSHARE)
+    if pod.gpushare_number > 0:
+        families.append(spec.Family.GPUNUMBER)
+    if pod.vgpu:
+        families.append(spec.Family.VGPU)
+    if pod.mindcluster is not None:
+        families.append(spec.Family.ASCEND_MINDCLUSTER)
+    if pod.ascend:
+        families.append(spec.Family.ASCEND_HAMI)
+    return tuple(families)
+
+
+Filter = Callable[[PodRequest, NodeState, WhyEnv], NodeVerdict]
+
+
+def _filters(pod: PodRequest) -> list[Filter]:
+    filters: list[Filter] = []
+    if pod.gpushare_wanted:
+        filters.append(gpushare.simulate)
+    if pod.vgpu:
+        filters.append(vgpu.simulate)
+    if pod.mindcluster is not None:
+        filters.append(mindcluster.simulate)
+    if pod.ascend:
+        filters.append(ascend.simulate)
+    return filters
+
+
+def simulate_node(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
+    """Fit or the first miss of one pod on one node (its current usage included)."""
+    devices: list[DeviceChoice] = []
+    families: list[spec.Family] = []
+    for run in _filters(pod):
+        verdict = run(pod, node, env)
+        if not verdict.fits:
+            return verdict
+        devices.extend(verdict.devices)
+        if verdict.family is not None:
+            families.append(verdict.family)
+    locked = _lock(node, families, env)
+    if locked is not None:
+        return locked
+    return NodeVerdict.fit(node.name, tuple(devices), families[0] if families else None)
+
+
+def _lock(node: NodeState, families: Iterable[spec.Family], env: WhyEnv) -> NodeVerdict | None:
+    """Volcano's Allocate fails on a node lock younger than 5 minutes (V§4.8), when NodeLockEnable is on."""
+    if env.now is None or not env.deviceshare.node_lock:
+        return None
+    names = {_LOCKS[f]: f for f in families if f in _LOCKS}
+    for lock in find_node_locks(node.annotations, now=env.now):
+        if lock.name in names and lock.blocking:
+            return NodeVerdict.miss(node.name, names[lock.name], Miss(
+                Reason.NODE_LOCKED, f"node lock {lock.name} = {lock.raw} is younger than 5 minutes; Volcano's "
+                                    "allocation on this node fails until it is released or goes stale", 50.0,
+                "wait for the bind in progress, or delete a lock left behind"))
+    return None
+
+
+def explain(pod_obj: Mapping[str, Any], nodes: Iterable[NodeState], env: WhyEnv, *,
+            what_if: bool = False) -> WhyReport:
+    """The `why` answer for one pod across `nodes`."""
+    pod = parse_pod(pod_obj, env)
+    phase = PHASE_WHAT_IF if what_if else str(mapping(pod_obj.get("status")).get("phase") or "Pending")
+    families = requested_families(pod)
+    report = WhyReport(pod=pod.key, families=families, phase=phase)
+    bound = mapping(pod_obj.get("spec")).get("nodeName")
+    if not what_if and isinstance(bound, str) and bound:
+        from vgpuctl.core.why.bound import describe_bound
+
+        nodes = list(nodes)
+        describe_bound(report, pod_obj, bound, env, next((n for n in nodes if n.name == bound), None))
+        return report
+    report.hints.extend(_unseen(pod, env))
+    if not families:
+        report.hints.append("the pod asks for no device Volcano's deviceshare filters; device sharing does not "
+                            "decide where it lands")
+        return report
+    verdicts = [simulate_node(pod, node, env) for node in nodes]
+    report.fits = [Placement(v.node, v.devices) for v in sorted((v for v in verdicts if v.fits),
+                                                                 key=lambda v: v.node)]
+    misses = [v for v in verdicts if not v.fits]
+    misses.sort(key=lambda v: (-v.progress, v.node))
+    groups: dict[Reason, list[NodeVerdict]] = {}
+    for v in misses:
+        assert v.reason is not None
+        groups.setdefault(v.reason, []).append(v)
+    order = list(Reason)
+    for reason, members in sorted(groups.items(), key=lambda kv: (-len(kv[1]), order.index(kv[0]))):
+        head = members[0]
+        report.unfit.append(UnfitGroup(reason, f"{head.node}: {head.message}", tuple(v.node for v in members),
+                                       head.hint))
+    report.closest = misses[:CLOSEST]
+    if not report.fits:
+        for group in report.unfit[:3]:
+            if group.hint:
+                report.hints.append(f"{group.reason.value} ({group.count} node{'s' if group.count != 1 else ''}): "
+                                    f"{group.hint}")
+        if misses:
+            best = misses[0]
+            report.hints.append(f"closest node: {best.node} ({best.reason.value if best.reason else ''}: "
+                                f"{best.message})")
+    return report
+
+
+def _unseen(pod: PodRequest, env: WhyEnv) -> list[str]:
+    """Device requests Volcano does not see as such (so no device filter runs for them)."""
+    hints = []
+    if pod.vgpu_wanted and not pod.vgpu:
+        nv = env.device_config.nvidia
+        hints.append(f"the pod names vGPU resources, but the device config Volcano reads counts "
+                     f"{nv.resource_count_name or '(none)'} / {nv.resource_memory_name or '(none)'}; deviceshare "
+                     "does not see a vGPU request")
+    if pod.mindcluster_wanted and pod.mindcluster is None:
+        hints.append(f"the pod requests {spec.NPU_CORE} without label {spec.LABEL_RING_CONTROLLER}: "
+                     f"{spec.RING_CONTROLLER_310P}; deviceshare ignores the request")
+    return hints
+
+
+def explain_in_snapshot(pod_obj: Mapping[str, Any], snapshot: ClusterSnapshot, *, what_if: bool = False,
+                        volcano_version: Version | None = None, now: datetime | None = None) -> WhyReport:
+    env = env_from_snapshot(snapshot, volcano_version=volcano_version, now=now)
+    return explain(pod_obj, snapshot.nodes, env, what_if=what_if)

@@ -1,0 +1,385 @@
+"""Volcano's vGPU filter for one pod on one node, replayed (`checkNodeGPUSharingPredicateAndScore`, V§4.4).
+
+Order, as in `pkg/scheduler/api/devices/nvidia/vgpu/utils.go` at HEAD: node model (register annotation,
+non-zero allocatable), mode, then per requesting container: GPU count, then the devices in policy order
+(V§4.9), each skipped on the first of: UUID filter, split count (GPUExclusiveRules cap it, V§4.10),
+PodGroup spread (V§4.6), free memory, cores, exclusive cores, full cores, type filter, and for MIG the
+group/instance match (V§4.5, `mig.go`). A device that passes is booked on a copy, so a later container
+sees it; MIG booking, like Volcano's `TryAddPod`, does not update the in-use instance list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from vgpuctl.core import spec
+from vgpuctl.core.cluster.model import DeviceState, NodeState
+from vgpuctl.core.codecs import decode_vgpu_ids, decode_vgpu_register
+from vgpuctl.core.codecs.pod_alloc import decode_mig_id
+from vgpuctl.core.deviceconfig import MigGeometry, MigGroup, MigInstance
+from vgpuctl.core.quantity import QuantityError, parse_quantity
+from vgpuctl.core.why.env import WhyEnv, mapping, matching_rules
+from vgpuctl.core.why.model import DeviceChoice, Miss, NodeVerdict, Reason
+from vgpuctl.core.why.request import PERCENT_UNSET, PodRequest, VgpuRequest, go_uint
+
+FAMILY = spec.Family.VGPU
+_ALLOCATABLE = (spec.VGPU_NUMBER, spec.VGPU_CORES, spec.VGPU_MEMORY)  # hard-coded in Volcano, not configurable
+_CHECKS = 9  # device checks per device, for progress
+
+
+@dataclass(slots=True)
+class _Gpu:
+    """A device on the simulation's copy of the node: usage in register units (MiB ÷ gpuMemoryFactor)."""
+
+    state: DeviceState
+    number: int
+    used_num: int
+    used_mem: int
+    used_core: int
+    memory: int
+    geometry: MigGeometry | None = None
+    mig_group: int = -1  # index of the group in use, -1 when none
+    mig_used: dict[str, list[int]] = field(default_factory=dict)  # instance name → used resource indexes
+
+
+def node_mode(node: NodeState, env: WhyEnv) -> str:
+    """The node's mode as Volcano sets it: the last device's, with MIG falling back to hami-core when no
+    `knownMigGeometries` model matches that device's type (V§4.2)."""
+    gpus = [d for d in node.devices if d.family is FAMILY]
+    if not gpus:
+        return spec.VgpuMode.HAMI_CORE.value
+    last = gpus[-1]
+    if last.mode == spec.VgpuMode.MIG.value and env.device_config.nvidia.geometry_for(last.type) is not None:
+        return spec.VgpuMode.MIG.value
+    return spec.VgpuMode.HAMI_CORE.value
+
+
+def _nonzero(raw: Any) -> bool:
+    try:
+        return raw is not None and parse_quantity(raw).value != 0
+    except QuantityError:
+        return False
+
+
+def device_model_problem(node: NodeState, env: WhyEnv) -> str | None:
+    """Why Volcano builds no vGPU device model for the node (`NewGPUDevices`), or None when it does."""
+    if FAMILY not in env.families:
+        return f"{spec.ARG_VGPU_ENABLE} is off in the scheduler's deviceshare arguments"
+    register = node.annotations.get(spec.NODE_VGPU_REGISTER)
+    if register is None:
+        return f"no {spec.NODE_VGPU_REGISTER} annotation (the vGPU device plugin has not registered GPUs)"
+    for name in _ALLOCATABLE:
+        if not _nonzero(node.allocatable.get(name)):
+            return f"allocatable {name} is missing or 0"
+    decoded = decode_vgpu_register(register, volcano_six_fields=env.six_field_register)
+    if not decoded.node_usable:
+        first = decoded.problems[0].message if decoded.problems else "no GPU decoded"
+        return f"Volcano ignores the register annotation: {first}"
+    return None
+
+
+def simulate(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
+    problem = device_model_problem(node, env)
+    if problem is not None:
+        return NodeVerdict.miss(node.name, FAMILY, Miss(Reason.NOT_DEVICE_NODE, problem, 0.0),
+                                "add GPUs registered by the Volcano vGPU device plugin, or enable the family")
+    mode = node_mode(node, env)
+    wanted = pod.annotations.get(spec.ANN_VGPU_MODE)
+    if wanted is not None and wanted != mode:
+        valid = wanted in (m.value for m in spec.VgpuMode)
+        why = "" if valid else f" ({wanted!r} is not exactly hami-core or mig, so it matches no node)"
+        return NodeVerdict.miss(node.name, FAMILY, Miss(
+            Reason.MODE_MISMATCH, f"pod wants {spec.ANN_VGPU_MODE} {wanted!s}, node mode is {mode}{why}", 1.0),
+            f"set {spec.ANN_VGPU_MODE}: {mode} (exactly, lower case) or remove it to use such nodes")
+    if not pod.vgpu:
+        return NodeVerdict.fit(node.name, (), FAMILY)
+    gpus = _gpus(node, env, mode)
+    reserved = _exclusive_reserved(pod, node, env, mode)
+    group_key = _podgroup_key(pod) if env.podgroup_policy else ""
+    allow, deny = _uuid_lists(pod.annotations) if env.uuid_filter else ((), ())
+    chosen: list[DeviceChoice] = []
+    for request in pod.vgpu:
+        if request.nums > len(gpus):
+            return NodeVerdict.miss(node.name, FAMILY, Miss(
+                Reason.TOO_MANY_DEVICES,
+                f'container "{request.container}": {request.nums} GPUs requested, node has {len(gpus)}', 2.0),
+                f"request at most {len(gpus)} GPUs per container")
+        nums = request.nums
+        best: Miss | None = None
+        uuid_matched = False
+        for i in _order(gpus, env.policy):
+            gpu = gpus[i]
+            outcome = _check(pod, request, gpu, i, env, mode, reserved, group_key, allow, deny)
+            if isinstance(outcome, Miss):
+                if outcome.reason is not Reason.UUID_EXCLUDED:
+                    uuid_matched = True
+                if best is None or outcome.progress > best.progress:
+                    best = outcome
+                continue
+            uuid_matched = True
+            if nums > 0:
+                nums -= 1
+                chosen.append(outcome)
+            if nums == 0:
+                break
+        if nums > 0:
+            found = request.nums - nums
+            if (allow or deny) and not uuid_matched:
+                miss = Miss(Reason.UUID_EXCLUDED, f"no GPU on the node passes {spec.ANN_USE_GPUUUID}/"
+                                                  f"{spec.ANN_NOUSE_GPUUUID}", 3.0)
+            else:
+                assert best is not None
+                miss = best
+            count = f' (container "{request.container}" found {found} of {request.nums} GPUs)' \
+                if request.nums > 1 else ""
+            return NodeVerdict.miss(node.name, FAMILY, Miss(miss.reason, miss.message + count,
+                                                            miss.progress + 0.009 * found / max(request.nums, 1),
+                                                            miss.hint))
+    return NodeVerdict.fit(node.name, tuple(chosen), FAMILY)
+
+
+def _gpus(node: NodeState, env: WhyEnv, mode: str) -> list[_Gpu]:
+    factor = env.factor
+    nvidia = env.device_config.nvidia
+    gpus = []
+    for d in node.devices:
+        if d.family is not FAMILY:
+            continue
+        gpu = _Gpu(d, d.slots_total, d.slots_used, d.memory_used // factor, d.cores_used, d.memory_total // factor)
+        if d.mode == spec.VgpuMode.MIG.value:
+            gpu.geometry = nvidia.geometry_for(d.type)
+        if mode == spec.VgpuMode.MIG.value:
+            _mig_usage(gpu, factor)
+        gpus.append(gpu)
+    return gpus
+
+
+def _mig_usage(gpu: _Gpu, factor: int) -> None:
+    """Volcano's `addMigUsed` per booked slice: the group in use, used instances, booked = instance memory."""
+    if gpu.geometry is None or not gpu.state.slices:
+        return
+    booked = 0
+    for text in gpu.state.slices:
+        slot = decode_mig_id(f"x[{text}]").mig
+        if slot is None:
+            continue
+        for gi, group in enumerate(gpu.geometry.groups):
+            if group.name != slot.group:
+                continue
+            gpu.mig_group = gi
+            found = _find_position(group, slot.position)
+            if found is not None:
+                instance, resource = found
+                used = gpu.mig_used.setdefault(instance.name, [])
+                if resource not in used:
+                    used.append(resource)
+                booked += instance.memory // factor
+            break
+    gpu.used_mem = booked
+
+
+def _find_position(group: MigGroup, position: int) -> tuple[MigInstance, int] | None:
+    total = 0
+    for instance in group.instances:
+        if position < total + instance.count:
+            return instance, position - total
+        total += instance.count
+    return None
+
+
+def _order(gpus: list[_Gpu], policy: str) -> list[int]:
+    """`sortedDeviceIndicesByPolicy` (V§4.9): binpack most used memory first, spread fewest tasks first,
+    anything else descending index; ties by index."""
+    if policy == "binpack":
+        return sorted(range(len(gpus)), key=lambda i: (-gpus[i].used_mem, i))
+    if policy == "spread":
+        return sorted(range(len(gpus)), key=lambda i: (gpus[i].used_num, i))
+    return list(range(len(gpus) - 1, -1, -1))
+
+
+def _uuid_lists(annotations: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def parse(raw: Any) -> tuple[str, ...]:
+        return tuple(t.strip() for t in raw.split(",") if t.strip()) if isinstance(raw, str) else ()
+
+    return parse(annotations.get(spec.ANN_USE_GPUUUID)), parse(annotations.get(spec.ANN_NOUSE_GPUUUID))
+
+
+def _type_excluded(annotations: Mapping[str, Any], device_type: str) -> str | None:
+    """Volcano's `checkType` + `checkGPUtype`: None when the type passes, else why not."""
+    if "NVIDIA" not in device_type:
+        return f"type {device_type!r} does not contain NVIDIA"
+    upper = device_type.upper()
+
+    def tokens(raw: str) -> list[str]:
+        return raw.split(",") if "," in raw else [raw]
+
+    use = annotations.get(spec.ANN_USE_GPUTYPE)
+    if isinstance(use, str):
+        if any(t.upper() in upper for t in tokens(use)):
+            return None
+        return f"type {device_type!r} is not in {spec.ANN_USE_GPUTYPE}: {use}"
+    nouse = annotations.get(spec.ANN_NOUSE_GPUTYPE)
+    if isinstance(nouse, str) and any(t.upper() in upper for t in tokens(nouse)):
+        return f"type {device_type!r} is excluded by {spec.ANN_NOUSE_GPUTYPE}: {nouse}"
+    return None
+
+
+def _podgroup_key(pod: PodRequest) -> str:
+    if pod.annotations.get(spec.ANN_PODGROUP_POLICY) != spec.PODGROUP_POLICY_SPREAD:
+        return ""
+    return _group_of(pod.key.split("/", 1)[0], pod.annotations)
+
+
+def _group_of(namespace: str, annotations: Mapping[str, Any]) -> str:
+    group = annotations.get(spec.ANN_GROUP_NAME_K8S) or annotations.get(spec.ANN_GROUP_NAME_VOLCANO)
+    return f"{namespace}/{group}" if isinstance(group, str) and group else ""
+
+
+def _same_group_pod(gpu: _Gpu, key: str, env: WhyEnv) -> str | None:
+    """A pod of PodGroup `key` already using this GPU with non-zero memory or cores (`deviceHasPodFromSameGroup`)."""
+    for name in gpu.state.pods:
+        other = env.pod(name)
+        if other is None:
+            continue
+        meta = mapping(other.get("metadata"))
+        annotations = mapping(meta.get("annotations"))
+        if _group_of(str(meta.get("namespace") or ""), annotations) != key:
+            continue
+        for alloc in decode_vgpu_ids(annotations.get(spec.ANN_VGPU_IDS_NEW)).devices:
+            if gpu.state.id and gpu.state.id in alloc.device_id and (alloc.memory or alloc.cores or alloc.mig):
+                return name
+    return None
+
+
+def _exclusive_reserved(pod: PodRequest, node: NodeState, env: WhyEnv, mode: str) -> dict[str, str]:
+    """GPU id → the pod that reserves it for a GPUExclusiveRules rule this pod also matches (hami-core only)."""
+    rules = env.exclusive_rules
+    if not rules or mode != spec.VgpuMode.HAMI_CORE.value:
+        return {}
+    mine = matching_rules(pod.labels, rules)
+    if not mine:
+        return {}
+    reserved: dict[str, str] = {}
+    for d in node.devices:
+        if d.family is not FAMILY:
+            continue
+        for name in d.pods:
+            other = env.pod(name)
+            labels = mapping(mapping(other.get("metadata")).get("labels")) if other is not None else {}
+            if name != pod.key and mine & matching_rules(labels, rules):
+                reserved[d.id] = name
+                break
+    return reserved
+
+
+def _mib(units: int, env: WhyEnv) -> int:
+    return units * env.factor
+
+
+def _check(pod: PodRequest, req: VgpuRequest, gpu: _Gpu, i: int, env: WhyEnv, mode: str,
+           reserved: Mapping[str, str], group_key: str, allow: tuple[str, ...],
+           deny: tuple[str, ...]) -> Miss | DeviceChoice:
+    """One device for one container, in Volcano's order; books the device on success."""
+    uuid = gpu.state.id
+    if (allow or deny) and (not uuid or (allow and uuid not in allow) or uuid in deny):
+        return Miss(Reason.UUID_EXCLUDED, f"GPU {i}: {uuid} is excluded by {spec.ANN_USE_GPUUUID}/"
+                                          f"{spec.ANN_NOUSE_GPUUUID}", 3.0)
+    if uuid in reserved:
+        return Miss(Reason.EXCLUSIVE_RULE, f"GPU {i}: reserved by {reserved[uuid]}, which matches the same "
+                                           f"{spec.ARG_GPU_EXCLUSIVE_RULES} rule", 4.0)
+    if gpu.number <= gpu.used_num:
+        return Miss(Reason.SLOTS_EXHAUSTED, f"GPU {i}: all {gpu.number} slots in use", 4.0)
+    if group_key:
+        other = _same_group_pod(gpu, group_key, env)
+        if other is not None:
+            return Miss(Reason.PODGROUP_SPREAD, f"GPU {i}: already used by {other} of the same PodGroup "
+                                                f"({spec.ANN_PODGROUP_POLICY}: spread)", 5.0)
+    if req.percentage != PERCENT_UNSET:
+        need = go_uint(int(gpu.memory * req.percentage / 100)) if req.percentage >= 0 else go_uint(-1)
+    else:
+        need = go_uint(req.memory)
+    free = gpu.memory - gpu.used_mem
+    if free < need:
+        ratio = max(free, 0) / need if need else 0.0
+        return Miss(Reason.INSUFFICIENT_MEMORY,
+                    f"GPU {i}: free memory {_mib(free, env)} MiB < {_mib(need, env)} MiB", 6.0 + min(ratio, 0.99),
+                    f"ask for ≤ {_mib(max(free, 0), env)} MiB per GPU, or free memory on GPU {i}")
+    cores = go_uint(req.cores)
+    if gpu.used_core + cores > 100:
+        ratio = max(100 - gpu.used_core, 0) / cores if cores else 0.0
+        return Miss(Reason.INSUFFICIENT_CORES, f"GPU {i}: free cores {100 - gpu.used_core} < {cores}",
+                    7.0 + min(ratio, 0.99), f"ask for ≤ {max(100 - gpu.used_core, 0)} vgpu-cores")
+    if cores == 100 and gpu.used_num > 0:
+        return Miss(Reason.EXCLUSIVE_IN_USE, f"GPU {i}: vgpu-cores 100 wants the GPU to itself, but "
+                                             f"{gpu.used_num} task(s) already use it", 8.0)
+    if gpu.used_core == 100 and cores == 0:
+        return Miss(Reason.INSUFFICIENT_CORES, f"GPU {i}: cores fully used (100/100) and the container sets no "
+                                               "vgpu-cores", 8.5)
+    excluded = _type_excluded(pod.annotations, gpu.state.type)
+    if excluded is not None:
+        return Miss(Reason.TYPE_EXCLUDED, f"GPU {i}: {excluded}", 9.0)
+    if mode == spec.VgpuMode.MIG.value:
+        return _try_mig(gpu, i, need, cores, env)
+    gpu.used_num += 1
+    gpu.used_mem += need
+    gpu.used_core += cores
+    return DeviceChoice(uuid, _mib(need, env), cores)
+
+
+def _try_mig(gpu: _Gpu, i: int, need: int, cores: int, env: WhyEnv) -> Miss | DeviceChoice:
+    """`MIGFactory.TryAddPod` → `findMatch` → `pickFromGroup` (V§4.5)."""
+    request = need * env.factor
+    geometry = gpu.geometry
+    if geometry is None:
+        return Miss(Reason.NO_MIG_SLICE, f"GPU {i}: type {gpu.state.type!r} matches no knownMigGeometries model",
+                    10.0)
+    picked: tuple[MigGroup, MigInstance, int] | None = None
+    if gpu.mig_group >= 0:
+        group = geometry.groups[gpu.mig_group]
+        found = _pick(group, gpu.mig_used, request)
+        if found is not None:
+            picked = (group, *found)
+        else:
+            in_use = ", ".join(f"{n}×{len(u)}" for n, u in gpu.mig_used.items()) or "nothing"
+            free = [f"{inst.name}×{inst.count - len(gpu.mig_used.get(inst.name, []))}" for inst in group.instances
+                    if inst.name in gpu.mig_used and inst.count > len(gpu.mig_used[inst.name])]
+            return Miss(Reason.NO_MIG_SLICE,
+                        f"GPU {i}: MIG {group.name} is in use ({in_use}); only instance types already in use "
+                        f"can be added ({', '.join(free) or 'none left'}), none with ≥ {request} MiB free", 10.0)
+    else:
+        for group in geometry.groups:
+            found = _pick(group, {}, request)
+            if found is not None:
+                picked = (group, *found)
+                break
+        if picked is None:
+            return Miss(Reason.NO_MIG_SLICE, f"GPU {i}: no MIG instance has ≥ {request} MiB (largest: "
+                                             f"{geometry.largest_instance} MiB)", 10.0)
+    group, instance, position = picked
+    gpu.used_num += 1
+    gpu.used_mem += instance.memory // env.factor
+    gpu.used_core += cores
+    return DeviceChoice(f"{gpu.state.id}[{group.name}-{position}]", (instance.memory // env.factor) * env.factor,
+                        cores, slice=instance.name)
+
+
+def _pick(group: MigGroup, usage: Mapping[str, list[int]], request: int) -> tuple[MigInstance, int] | None:
+    """`pickFromGroup`: smallest instance ≥ request; with a usage list, only instance types already in it."""
+    ordered = sorted(enumerate(group.instances), key=lambda p: p[1].memory)
+    for index, instance in ordered:
+        if not usage and instance.memory >= request:
+            return instance, _position(group, instance.count, [], index)
+        used = usage.get(instance.name)
+        if used is not None and instance.count - len(used) > 0 and instance.memory >= request:
+            return instance, _position(group, instance.count, used, index)
+    return None
+
+
+def _position(group: MigGroup, count: int, used: list[int], index: int) -> int:
+    position = sum(group.instances[k].count for k in range(index))
+    for slot in range(count):
+        if slot not in used:
+            return position + slot
+    return position

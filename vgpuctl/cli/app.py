@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from vgpuctl import __version__
-from vgpuctl.cli import doctor, explain, geometry, lint, nodes, snapshot, webhook, why
+from vgpuctl.cli import doctor, explain, geometry, install, lint, nodes, snapshot, webhook, why
 from vgpuctl.cli.env import set_debug
 
 app = typer.Typer(
@@ -46,6 +46,7 @@ COMMANDS = (
     snapshot,
     webhook,
     why,
+    install,
 )
 for _command in COMMANDS:
     _command.register(app)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from vgpuctl.core import spec
@@ -72,6 +73,18 @@ class WholeNumber:
 
 
 def whole_number(raw: Any) -> WholeNumber:
+    """A resource value read as a whole number; cached, since the same few values recur in every pod."""
+    if type(raw) in (str, int):
+        return _whole_number_cached(raw)
+    return _whole_number(raw)
+
+
+@lru_cache(maxsize=4096)
+def _whole_number_cached(raw: str | int) -> WholeNumber:
+    return _whole_number(raw)
+
+
+def _whole_number(raw: Any) -> WholeNumber:
     q = quantity(raw)
     if q is None:
         return WholeNumber(None, f"{show(raw)} is not a valid Kubernetes quantity")

@@ -267,15 +267,6 @@ def seed_volcano(cluster: StatefulCluster, conf: str = SCHEDULER_CONF, *, versio
                      "status": {"nodeInfo": {"kubeletVersion": "v1.30.2"}}})
 
 
-@pytest.fixture(scope="session")
-def make_httpserver() -> Iterator[HTTPServer]:
-    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
-    server.start()
-    yield server
-    server.clear()
-    server.stop()
-
-
 @pytest.fixture
 def kube(httpserver: HTTPServer) -> StatefulCluster:
     cluster = StatefulCluster(httpserver)

@@ -117,16 +117,6 @@ class FakeCluster:
         return [request for request in self.seen if path is None or request.path == path]
 
 
-@pytest.fixture(scope="session")
-def make_httpserver() -> Iterator[HTTPServer]:
-    """Overrides pytest-httpserver's server with a threaded one (see the module docstring)."""
-    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
-    server.start()
-    yield server
-    server.clear()
-    server.stop()
-
-
 @pytest.fixture
 def cluster(httpserver: HTTPServer) -> FakeCluster:
     return FakeCluster(httpserver)

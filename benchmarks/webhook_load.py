@@ -80,12 +80,14 @@ def serve_baseline(cert: str, key: str, threads: int) -> None:
 # ---- starting and stopping servers -------------------------------------------------------------------
 
 class Server:
-    def __init__(self, name: str, args: list[str], log: Path, ca: str) -> None:
+    def __init__(self, name: str, args: list[str], log: Path, ca: str, cpus: set[int] | None = None) -> None:
         self.name = name
         self.ca = ca
         self.log_path = log
         self._log = open(log, "wb")  # noqa: SIM115 - closed in stop()
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=self._log, start_new_session=True)
+        pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None  # inherited by gunicorn's workers
+        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=self._log, start_new_session=True,
+                                        preexec_fn=pin)
         deadline = time.monotonic() + 30
         while True:
             match = LISTENING.search(log.read_text(errors="replace"))
@@ -244,6 +246,20 @@ def _pct(sorted_seconds: list[float], pct: float) -> float:
     return sorted_seconds[index] * 1000
 
 
+def _cpu_split(no_pin: bool) -> tuple[set[int] | None, set[int] | None]:
+    """Servers on the first CPU, clients on the others: the client's own work (TLS, JSON) then cannot
+    steal the server's CPU in one round and not in the next, which made the ratio swing by ±0.1."""
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    if no_pin or len(cpus) < 2:
+        return None, None
+    return {cpus[0]}, set(cpus[1:])
+
+
+def _pin(cpus: set[int] | None) -> None:
+    if cpus:
+        os.sched_setaffinity(0, cpus)
+
+
 # ---- main --------------------------------------------------------------------------------------------
 
 def main() -> None:
@@ -256,6 +272,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=4, help="gunicorn threads (both servers)")
     parser.add_argument("--corpus", type=int, default=2000)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--no-pin", action="store_true",
+                        help="do not pin the servers to CPU 0 and the clients to the other CPUs")
     parser.add_argument("--serve-baseline", nargs=2, metavar=("CERT", "KEY"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_baseline:
@@ -271,18 +289,20 @@ def main() -> None:
     write_pem_files(scratch, ca, issue_serving_cert(ca, service_dns_names("vgpuctl-webhook", "vgpuctl-system")))
     cert, key, ca_file = str(scratch / "tls.crt"), str(scratch / "tls.key"), str(scratch / "ca.crt")
     items = workload(args.corpus)
+    server_cpus, client_cpus = _cpu_split(args.no_pin)
     env_cli = [sys.executable, "-c", "from vgpuctl.cli.app import main; main()"]
     servers: dict[str, Server] = {}
     try:
         servers["vgpuctl"] = Server("vgpuctl", [*env_cli, "webhook", "serve", "--host", "127.0.0.1", "--port", "0",
                                                 "--cert", cert, "--key", key, "--device-config", str(DEVICE_CONFIG),
                                                 "--workers", "1", "--threads", str(args.threads)],
-                                    scratch / "vgpuctl.log", ca_file)
+                                    scratch / "vgpuctl.log", ca_file, server_cpus)
         servers["bare-flask"] = Server("bare-flask", [sys.executable, __file__, "--serve-baseline", cert, key,
                                                       "--threads", str(args.threads)],
-                                       scratch / "baseline.log", ca_file)
+                                       scratch / "baseline.log", ca_file, server_cpus)
         rounds: dict[str, list[dict[str, float]]] = {name: [] for name in servers}
-        with ProcessPoolExecutor(max_workers=args.concurrency) as pool:
+        with ProcessPoolExecutor(max_workers=args.concurrency, initializer=_pin,
+                                 initargs=(client_cpus,)) as pool:
             for server in servers.values():  # warm-up: imports, first TLS handshakes, caches
                 throughput(pool, server, items, min(400, args.requests), args.concurrency)
             for _ in range(args.rounds):
@@ -296,6 +316,8 @@ def main() -> None:
         shutil.rmtree(scratch, ignore_errors=True)
     report = {
         "settings": {"gunicorn": f"gthread, 1 worker, {args.threads} threads, TLS", "concurrency": args.concurrency,
+                     "pinning": f"servers on CPU {sorted(server_cpus)}, clients on {sorted(client_cpus)}"
+                     if server_cpus and client_cpus else "none",
                      "requests_per_round": args.requests, "rounds": args.rounds, "cpus": os.cpu_count(),
                      "mix": "corpus.py objects, 50% /validate, 50% /mutate"},
         "throughput": best,
@@ -312,7 +334,8 @@ def main() -> None:
         print(json.dumps(report, indent=2))
         return
     print(f"webhook load: {report['settings']['gunicorn']}, {args.concurrency} keep-alive connections, "
-          f"{args.requests} requests x {args.rounds} rounds, {os.cpu_count()} CPUs shared with the client")
+          f"{args.requests} requests x {args.rounds} rounds, {os.cpu_count()} CPUs; pinning: "
+          f"{report['settings']['pinning']}")
     print(f"{'server':<12} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}   rounds req/s")
     for name, r in best.items():
         runs = ", ".join(str(x) for x in report["throughput_all_rounds_rps"][name])

@@ -78,7 +78,8 @@ def test_internal_error_fails_closed_on_validate_and_open_on_mutate() -> None:
     error = RuntimeError("boom")
     denied = build_response("u1", internal_error_decision("validate", error), with_patch=False)["response"]
     assert denied["uid"] == "u1" and denied["allowed"] is False
-    assert denied["status"]["code"] == 500 and "denied rather than admitted unchecked" in denied["status"]["message"]
+    assert denied["status"]["code"] == 403 and "denied rather than admitted unchecked" in denied["status"]["message"]
+    assert denied["status"]["message"].startswith("[INTERNAL] ")
     allowed = build_response("u2", internal_error_decision("mutate", error), with_patch=True)["response"]
     assert allowed["allowed"] is True and "patch" not in allowed and allowed["warnings"]
 

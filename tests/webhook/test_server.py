@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import ssl
 import threading
@@ -60,6 +61,10 @@ def test_real_server_answers_like_the_golden_files(server: LiveServer, case: str
         status, answer = connection.post_json("/" + case.split("-", 1)[0], load_json(GOLDEN / f"{case}.in.json"))
         assert status == 200
         assert answer == load_json(GOLDEN / f"{case}.out.json")
+        uid = answer["response"]["uid"]
+        wait_for(lambda: f'"uid":"{uid}"' in server.log(), 5, "the review's log line")
+        line = next(json.loads(x) for x in server.log().splitlines() if f'"uid":"{uid}"' in x)
+        assert line["msg"] == "admission review" and line["allowed"] is answer["response"]["allowed"]
         assert isinstance(connection.sock, ssl.SSLSocket)
         assert connection.sock.version() in ("TLSv1.2", "TLSv1.3")
     finally:

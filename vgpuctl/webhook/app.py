@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,18 @@ log = logging.getLogger("vgpuctl.webhook")
 review_log = logging.getLogger("vgpuctl.webhook.review")
 
 JSON = "application/json"
+_review_fd: int | None = None  # set by `webhook serve`: review lines go straight to this file descriptor
+
+
+def write_review_lines_to(fd: int | None) -> None:
+    """Send review log lines to `fd` with one `write` each instead of through `logging`.
+
+    A line per review is the webhook's busiest log; `logging` spends ~15 µs of the request on a record,
+    a handler lock and a flush, where one `os.write` of a complete line costs ~2 µs and needs no lock (a
+    write of a line below PIPE_BUF is atomic on a pipe; on a file the kernel serialises the offset).
+    The `vgpuctl.webhook.review` logger's level still decides whether lines are written."""
+    global _review_fd
+    _review_fd = fd
 DRAIN_FACTOR = 4  # a refused body up to 4 × the limit is still read (and dropped) so the client sees the 413
 
 
@@ -129,16 +142,17 @@ def create_app(settings: Settings) -> Flask:
     def admission(endpoint: Endpoint) -> Response:
         started = time.perf_counter()
         metrics = state.metrics
+        environ = request.environ  # one proxy lookup; the rest reads the WSGI environ directly
         # The API server always sends exactly "application/json"; only anything else needs parsing.
-        if request.environ.get("CONTENT_TYPE") != JSON and request.mimetype != JSON:
+        if environ.get("CONTENT_TYPE") != JSON and request.mimetype != JSON:
             metrics.rejected.labels(endpoint, "415").inc()
             return _error(415, f"Content-Type must be {JSON}, got {request.mimetype or 'none'!r}"[:300])
         length = request.content_length
         if length is not None and length > settings.max_body_bytes:
             metrics.rejected.labels(endpoint, "413").inc()
-            _discard_body(length, settings.max_body_bytes * DRAIN_FACTOR)
+            _discard_body(environ, length, settings.max_body_bytes * DRAIN_FACTOR)
             return _error(413, f"body of {length} bytes is over the limit of {settings.max_body_bytes}")
-        raw = _read_body(settings.max_body_bytes)
+        raw = _read_body(environ, length, settings.max_body_bytes)
         if raw is None:  # chunked bodies have no Content-Length: the limit applies while reading
             metrics.rejected.labels(endpoint, "413").inc()
             return _error(413, f"body over the limit of {settings.max_body_bytes} bytes")
@@ -218,10 +232,10 @@ def create_app(settings: Settings) -> Flask:
     return app
 
 
-def _discard_body(length: int, cap: int) -> None:
+def _discard_body(environ: dict[str, Any], length: int, cap: int) -> None:
     """Read and drop a refused body of moderate size, so the client (which is still sending it) receives
     the 413 instead of a reset connection. Beyond `cap` we answer without reading; the server then closes."""
-    stream = request.environ.get("wsgi.input")
+    stream = environ.get("wsgi.input")
     if stream is None or length > cap:
         return
     left = length
@@ -232,18 +246,17 @@ def _discard_body(length: int, cap: int) -> None:
         left -= len(chunk)
 
 
-def _read_body(limit: int) -> bytes | None:
+def _read_body(environ: dict[str, Any], length: int | None, limit: int) -> bytes | None:
     """The body, or None when it is longer than `limit` (read at most `limit + 1` bytes to find out)."""
-    length = request.content_length
     if length is not None:
         if length > limit:
             return None
-        stream = request.environ.get("wsgi.input")
+        stream = environ.get("wsgi.input")
         # The server bounds wsgi.input by Content-Length; reading it directly skips werkzeug's wrappers.
         return stream.read(length) if stream is not None and length else b""
     # Chunked: werkzeug's own limit silently truncates such bodies, so read the raw stream ourselves.
-    stream = request.environ.get("wsgi.input")
-    if stream is None or not request.environ.get("wsgi.input_terminated"):
+    stream = environ.get("wsgi.input")
+    if stream is None or not environ.get("wsgi.input_terminated"):
         return b""
     chunks: list[bytes] = []
     size = 0
@@ -275,6 +288,12 @@ def _log_review(endpoint: str, req: AdmissionRequest, decision: Decision, result
         "patchOps": len(decision.patch) if endpoint == "mutate" else 0,
         "durationMs": round(elapsed * 1000, 3),
     }
+    if _review_fd is not None:
+        try:
+            os.write(_review_fd, orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE))
+            return
+        except OSError:  # stderr gone or full: fall back to logging, which reports its own failures
+            pass
     review_log.info(orjson.dumps(line).decode())
 
 

@@ -288,8 +288,11 @@ def internal_error_decision(endpoint: Endpoint, error: BaseException) -> Decisio
     still judges it."""
     name = type(error).__name__
     if endpoint == "validate":
-        return Decision(False, status_code=500, codes=("INTERNAL",),
-                        message=f"vgpuctl webhook internal error ({name}) while checking this object; it is denied "
+        # 403 like every denial (SPEC §3 allows 400/403): a 5xx-looking code would read as the webhook
+        # being down, while this is a deliberate, logged refusal of one object.
+        return Decision(False, status_code=403, codes=("INTERNAL",),
+                        message=f"[INTERNAL] vgpuctl webhook internal error ({name}) while checking this object; "
+                                "it is denied "
                                 "rather than admitted unchecked. Retry, and report the webhook log line with this "
                                 "request's uid if it persists.")
     return Decision(True, (f"vgpuctl webhook could not compute its defaults (internal error {name}); the object is "
@@ -305,7 +308,7 @@ def build_response(uid: str, decision: Decision, *, with_patch: bool) -> Respons
     if not decision.allowed:
         code = decision.status_code or 403
         response["status"] = {"code": code, "message": decision.message,
-                              "reason": {400: "BadRequest", 500: "InternalError"}.get(code, "Forbidden")}
+                              "reason": "BadRequest" if code == 400 else "Forbidden"}
     if decision.warnings:
         response["warnings"] = list(decision.warnings)
     if with_patch and decision.patch:

@@ -26,7 +26,7 @@ from typing import Any
 from flask import Flask
 from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
-from vgpuctl.webhook.app import create_app
+from vgpuctl.webhook.app import create_app, write_review_lines_to
 from vgpuctl.webhook.certs import self_signed_pair
 from vgpuctl.webhook.settings import Settings
 from vgpuctl.webhook.tls import ReloadingContext
@@ -79,6 +79,10 @@ def configure_logging(level: str = "info") -> None:
     logger.addHandler(handler)
     logger.setLevel(level.upper())
     logger.propagate = False
+    try:
+        write_review_lines_to(sys.stderr.fileno())
+    except (AttributeError, OSError, ValueError):  # stderr without a file descriptor: keep logging
+        write_review_lines_to(None)
 
 
 _reloading_context = ReloadingContext()

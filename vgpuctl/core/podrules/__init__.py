@@ -32,6 +32,7 @@ class Review:
 
 SKIPPED = Review(True, (), (), checked=False)
 _ASCEND = spec.ASCEND_RESOURCE_PREFIX
+_DEVICE_PREFIXES = ("volcano.sh/", "huawei.com/")  # gpushare, vGPU, npu-core and Ascend names
 _GPUSHARE_ANNOTATIONS = frozenset({spec.ANN_GPU_INDEX, spec.ANN_PREDICATE_TIME})
 
 
@@ -70,7 +71,8 @@ def review(
         # Families the pod touches at all: most pods in a cluster request no device, and a GPU pod
         # rarely touches more than one family, so the rest is skipped on the admission hot path.
         names = {r for c in ctx.containers for r in (*c.limits, *c.requests)}
-        if names or ctx.annotations:
+        # Every default is about a device resource (none is triggered by an annotation alone).
+        if any(_maybe_device(n, ctx.names.vgpu_all) for n in names):
             defaults.apply_defaults(ctx)
         if names & ctx.names.vgpu_all:
             vgpu.check(ctx)
@@ -89,6 +91,11 @@ def review(
     allowed = not any(f.severity is Severity.ERROR for f in findings)
     patch = tuple(add_ops(obj, additions)) if additions else ()
     return Review(allowed, tuple(findings), patch)
+
+
+def _maybe_device(name: str, vgpu_names: frozenset[str]) -> bool:
+    """Could a default apply to this resource: a Volcano, Ascend or (renamed) vGPU resource."""
+    return name.startswith(_DEVICE_PREFIXES) or name in vgpu_names
 
 
 def _malformed(subject: str, message: str) -> Finding:

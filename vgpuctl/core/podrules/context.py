@@ -196,26 +196,34 @@ def build_context(target: PodTarget, facts: ClusterFacts, apply_defaults: bool, 
             ctx.malformed = True
             continue
         for index, raw in enumerate(raw_list):
-            if not isinstance(raw, Mapping):
+            if type(raw) is not dict and not isinstance(raw, Mapping):  # dict first: skips the ABC check
                 ctx.malformed = True
                 continue
             resources = as_mapping(raw.get("resources"))
-            security = as_mapping(raw.get("securityContext"))
+            security = raw.get("securityContext")
             name = raw.get("name")
             ctx.containers.append(
                 ContainerView(
-                    kind=kind,
-                    index=index,
-                    name=name if isinstance(name, str) and name else f"#{index}",
-                    limits=_str_keys(resources.get("limits")),
-                    requests=_str_keys(resources.get("requests")),
-                    privileged=security.get("privileged") is True,
+                    kind,
+                    index,
+                    name if type(name) is str and name else f"#{index}",
+                    _str_keys(resources.get("limits")),
+                    _str_keys(resources.get("requests")),
+                    as_mapping(security).get("privileged") is True if security else False,
                 )
             )
     return ctx
 
 
 def _str_keys(value: Any) -> dict[str, Any]:
+    """A copy the defaults can add to; non-string keys (only YAML can make them) are dropped."""
+    if not value:
+        return {}
+    if type(value) is dict:
+        copy = dict(value)
+        if all(type(k) is str for k in copy):
+            return copy
+        return {k: v for k, v in copy.items() if isinstance(k, str)}
     if not isinstance(value, Mapping):
         return {}
     return {k: v for k, v in value.items() if isinstance(k, str)}

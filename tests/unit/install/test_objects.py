@@ -199,8 +199,8 @@ def test_no_restart_leaves_a_note_instead() -> None:
     assert any("--no-restart" in n and "VGC011" in n for n in the_plan.notes)
 
 
-def test_modes_without_a_rendered_plugin_say_so() -> None:
+def test_gpushare_renders_its_plugin_but_no_device_configmap() -> None:
     the_plan = plan(state(), InstallOptions((Mode.GPUSHARE,)), now=NOW)
-    assert not [s for s in the_plan.steps if s.ref.kind == "DaemonSet"]
+    assert [s.ref.name for s in the_plan.steps if s.ref.kind == "DaemonSet"] == ["volcano-device-plugin"]
     assert any("volcano-sh/devices" in n for n in the_plan.notes)
     assert not [s for s in the_plan.steps if s.ref.name == spec.DEVICE_CONFIGMAP]

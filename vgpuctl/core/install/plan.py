@@ -35,12 +35,10 @@ from vgpuctl.core.install.devconf import (
 from vgpuctl.core.install.modes import DEVICE_CONFIG_MODES, InstallError, Mode, check_modes
 from vgpuctl.core.install.plugins import (
     ASCEND_NODE_LABEL,
-    DEFAULT_VGPU_NODES,
     NAMESPACE,
-    UNRENDERED,
     choose_version,
-    render_ascend,
-    render_vgpu,
+    every_plugin_object,
+    render_plugin,
 )
 from vgpuctl.core.install.schedconf import (
     RECORD_ANNOTATION,
@@ -339,7 +337,7 @@ def refs_to_read(scheduler_cm: Mapping[str, Any] | None, modes: Sequence[Mode]) 
             refs.append(Ref("v1", "ConfigMap", namespace, name))
         except InstallError:
             pass
-    for obj in [*render_vgpu("v0", parse_selector("x")), *render_ascend("v0", spec.DEVICE_CONFIGMAP)]:
+    for obj in every_plugin_object():
         refs.append(ref_of(obj))
     return sorted(set(refs))
 
@@ -413,29 +411,16 @@ def plan(state: ClusterState, options: InstallOptions, *, now: datetime) -> Plan
                               unified(device_ref, before, after)))
 
     for mode in modes:
-        if mode in UNRENDERED:
-            notes.append(f"--mode {mode.value}: vgpuctl does not deploy its device plugin; deploy "
-                         f"{UNRENDERED[mode]} yourself (vgpuctl doctor checks it)")
-            continue
         choice = choose_version(mode, version, options.device_plugin_versions.get(mode))
         notes.append(f"{mode.value} device plugin {choice.version}: {choice.reason}")
-        if mode is Mode.VGPU:
-            selector = parse_selector(options.nodes or DEFAULT_VGPU_NODES)
-            objects = render_vgpu(choice.version, selector)
-            if not options.nodes:
-                notes.append(f"the vGPU plugin runs on nodes labelled {DEFAULT_VGPU_NODES} (pass --nodes to choose)")
-        else:
-            objects = render_ascend(choice.version, name)
-        for obj in objects:
+        rendered = render_plugin(choice, options.nodes, name, state.nodes)
+        notes += rendered.notes
+        for obj in rendered.objects:
             current = state.get(ref_of(obj))
             step = create_only_step(obj, current) if obj["kind"] == "ConfigMap" else apply_step(obj, current)
             steps.append(step)
-        if mode is Mode.VNPU_HAMI:
-            if options.nodes:
-                steps += _label_steps(state, parse_selector(options.nodes), notes)
-            else:
-                notes.append(f"the Ascend plugin runs on nodes labelled {'='.join(ASCEND_NODE_LABEL)}; pass --nodes "
-                             "SELECTOR to have vgpuctl label them")
+        if rendered.label_nodes and options.nodes:
+            steps += _label_steps(state, parse_selector(options.nodes), notes)
 
     sched = scheduler_step(cm, text, sched_edit, "after install")
     if sched.writes:

@@ -1,52 +1,68 @@
-"""The device-plugin objects install deploys, written from the upstream manifests' facts (H§2.1, H§4.1).
+"""The device-plugin objects install deploys, one plugin per mode, written from the upstream manifests' facts.
 
-Two plugins are rendered: Project-HAMi's volcano-vgpu-device-plugin (`--mode vgpu`) and
-ascend-device-plugin (`--mode vnpu-hami`). The other modes' plugins (volcano-sh/devices for gpushare /
-gpunumber, Huawei MindCluster's for the 310P) are not rendered: their manifests are not part of the
-facts vgpuctl was written from, so install says to deploy them and the doctor checks them.
+- `--mode vgpu`: Project-HAMi volcano-vgpu-device-plugin (H§2.1).
+- `--mode vnpu-hami`: Project-HAMi ascend-device-plugin (H§4.1).
+- `--mode gpushare` / `gpunumber`: volcano-sh/devices, `volcano-device-plugin.yml` (master): objects, RBAC,
+  the one hostPath; the strategy is `GPU_STRATEGY` (`main.go`, `doc/config.md`; an env var rather than
+  `--gpu-strategy`, which the v1.0.0 release's flag parser would exit on).
+- `--mode vnpu-mindcluster`: Ascend/mind-cluster `component/ascend-device-plugin/build/
+  ascendplugin-310P-volcano.yaml` (v7.2.RC1–v26.0.x) with `-volcanoType=true -presetVirtualDevice=false`
+  as Volcano's `docs/user-guide/how_to_use_vnpu.md` asks; flags from `main.go`. `-useAscendDocker` is
+  left out: `setUseAscendDocker` overrides it from the environment (v6.0.0 on) and v26.1.0 removed the
+  flag (Go's flag package exits on an unknown one). NodeD and ClusterD, which Volcano also needs, are not
+  deployed.
 
 Differences from upstream, each deliberate: every object carries `app.kubernetes.io/managed-by:
-vgpuctl`; the DaemonSets get a node selector (upstream's vGPU plugin runs on every node and crash-loops
-on CPU nodes, H§2.11); the image version follows the compatibility matrix below (H§2.12, H§4.2).
+vgpuctl`; the NVIDIA DaemonSets get node affinity (`--nodes`, else `nvidia.com/gpu.present=true`:
+upstream's run on every node and crash-loop on CPU nodes, H§2.11); images come from a registry (the
+MindCluster manifest expects a locally loaded image, `imagePullPolicy: Never`) and their tags follow the
+compatibility matrix in `vgpuctl.core.versions`; the MindCluster log directory is created when absent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.install.devconf import MANAGED_BY, MANAGER, configmap
 from vgpuctl.core.install.modes import InstallError, Mode
-from vgpuctl.core.install.selector import Selector
+from vgpuctl.core.install.selector import Requirement, Selector, node_labels, parse_selector
 from vgpuctl.core.versions import (
+    PluginRole,
     Version,
     VersionError,
-    accepts_vnpus_wrapper,
     parse_version,
-    requires_six_field_register,
+    plugin_problem,
+    recommended_plugin,
 )
 
 NAMESPACE = "kube-system"
 VGPU_IMAGE = "docker.io/projecthami/volcano-vgpu-device-plugin"
 ASCEND_IMAGE = "docker.io/projecthami/ascend-device-plugin"
+GPUSHARE_IMAGE = "docker.io/volcanosh/volcano-device-plugin"
+MINDCLUSTER_IMAGE = "swr.cn-south-1.myhuaweicloud.com/ascendhub/ascend-k8sdeviceplugin"
 VGPU_NAME = "volcano-device-plugin"
+#: volcano-sh/devices names its objects like the vGPU plugin's: the two never run together (modes.py).
+GPUSHARE_NAME = VGPU_NAME
 ASCEND_NAME = "hami-ascend"
 ASCEND_DAEMONSET = "hami-ascend-device-plugin"
 ASCEND_NODE_LABEL = ("ascend", "on")
-#: Where the vGPU plugin runs when --nodes is not given: the label NVIDIA GPU feature discovery (and the
+#: The upstream 310P manifest's names, so an existing upstream install is found (and kept, not duplicated).
+MINDCLUSTER_SERVICE_ACCOUNT = "ascend-device-plugin-sa-310p"
+MINDCLUSTER_ROLE = "pods-node-ascend-device-plugin-role-310p"
+MINDCLUSTER_BINDING = "pods-node-ascend-device-plugin-rolebinding-310p"
+MINDCLUSTER_DAEMONSET = "ascend-device-plugin3-daemonset-310p"
+#: The node label MindCluster's 310P plugin lands on; Volcano's 310P vNPU reads it too (V§7.2).
+MINDCLUSTER_NODE_LABEL = ("accelerator", "huawei-Ascend310P")
+#: Where the NVIDIA plugins run when --nodes is not given: the label NVIDIA GPU feature discovery (and the
 #: GPU operator) put on GPU nodes.
-DEFAULT_VGPU_NODES = "nvidia.com/gpu.present=true"
-#: The first ascend-device-plugin release that reads the `vnpus` wrapper form (and only it), H§4.2.
-ASCEND_WRAPPER_SINCE = Version(1, 3, 0)
+DEFAULT_GPU_NODES = "nvidia.com/gpu.present=true"
+DEFAULT_VGPU_NODES = DEFAULT_GPU_NODES
 
-PLUGIN_MODES = (Mode.VGPU, Mode.VNPU_HAMI)
-UNRENDERED = {
-    Mode.GPUSHARE: "the volcano-sh/devices device plugin (volcano.sh/gpu-memory)",
-    Mode.GPUNUMBER: "the volcano-sh/devices device plugin (volcano.sh/gpu-number)",
-    Mode.VNPU_MINDCLUSTER: "Huawei MindCluster's Ascend device plugin with -presetVirtualDevice=false",
-}
+ROLE_BY_MODE = {mode: PluginRole(mode.value) for mode in Mode}
+PLUGIN_MODES = tuple(Mode)  # every mode's plugin is rendered
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,32 +73,20 @@ class PluginChoice:
 
 
 def choose_version(mode: Mode, volcano: Version, override: str | None) -> PluginChoice:
-    """The plugin image tag for `volcano` (H§2.12 for vGPU, H§4.2 for Ascend), or the override — checked."""
-    if mode is Mode.VGPU:
-        if override:
-            return PluginChoice(mode, override, "--device-plugin-version")
-        # v1.10-v1.12 write the 6-field register and the handshake: they work with every Volcano >= 1.12
-        # (newer schedulers ignore the handshake); the untagged main works only with 1.14.3+/1.15.1+.
-        if requires_six_field_register(volcano):
-            return PluginChoice(mode, "v1.12.0", f"the newest release that works with Volcano {volcano}")
-        return PluginChoice(mode, "v1.9.0", f"Volcano {volcano} needs the 5-field register annotation")
-    wrapper = accepts_vnpus_wrapper(volcano)
-    if override:
+    """The plugin image tag for `volcano` (`versions.recommended_plugin`), or the override — checked."""
+    role = ROLE_BY_MODE[mode]
+    if not override:
+        release = recommended_plugin(role, volcano)
+        return PluginChoice(mode, release.tag, release.reason)
+    if mode is Mode.VNPU_HAMI:
         try:
-            chosen = parse_version(override)
+            parse_version(override)
         except VersionError as exc:
             raise InstallError(f"--device-plugin-version: {exc}") from None
-        if not wrapper and chosen.core >= ASCEND_WRAPPER_SINCE.core:
-            raise InstallError(f"ascend-device-plugin {override} reads only the vnpus wrapper form, which Volcano "
-                               f"{volcano} cannot read (it needs the list form): use v1.2.0 or upgrade Volcano to "
-                               "v1.14.4+ / v1.15.1+")
-        if wrapper and chosen.core < ASCEND_WRAPPER_SINCE.core:
-            raise InstallError(f"ascend-device-plugin {override} reads only the vnpus list form; vgpuctl writes the "
-                               f"wrapper form for Volcano {volcano}: use v1.3.0 or newer")
-        return PluginChoice(mode, override, "--device-plugin-version")
-    if wrapper:
-        return PluginChoice(mode, "v1.4.0", f"reads the vnpus wrapper form, as Volcano {volcano} does")
-    return PluginChoice(mode, "v1.2.0", f"the newest release reading the vnpus list form Volcano {volcano} needs")
+    problem = plugin_problem(role, override, volcano)
+    if problem:
+        raise InstallError(problem)
+    return PluginChoice(mode, override, "--device-plugin-version")
 
 
 def _meta(name: str, namespace: str | None, extra_labels: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -92,13 +96,17 @@ def _meta(name: str, namespace: str | None, extra_labels: Mapping[str, str] | No
     return meta
 
 
-def _rbac(name: str, rules: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _rbac(name: str, rules: list[dict[str, Any]], *, role: str | None = None,
+          binding: str | None = None) -> list[dict[str, Any]]:
+    """ServiceAccount `name`, its ClusterRole and binding (named `name` too unless given)."""
+    role, binding = role or name, binding or name
     return [
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(name, NAMESPACE)},
-        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": _meta(name, None),
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": _meta(role, None),
          "rules": rules},
-        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": _meta(name, None),
-         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+         "metadata": _meta(binding, None),
+         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
          "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": NAMESPACE}]},
     ]
 
@@ -239,3 +247,154 @@ def render_ascend(version: str, device_configmap: str) -> list[dict[str, Any]]:
     node_config = configmap(spec.ASCEND_NODE_CONFIGMAP, NAMESPACE, {"node-config.yaml": "nodes: []\n"},
                             labels={MANAGED_BY: MANAGER, "app.kubernetes.io/component": "hami-scheduler"})
     return [node_config, *_rbac(ASCEND_NAME, rules), daemonset]
+
+
+def _rule(resource: str, *verbs: str) -> dict[str, Any]:
+    return {"apiGroups": [""], "resources": [resource], "verbs": list(verbs)}
+
+
+def render_gpushare(version: str, selector: Selector, *, number: bool) -> list[dict[str, Any]]:
+    """volcano-sh/devices: RBAC and the DaemonSet, strategy `number` or `share` (volcano-device-plugin.yml)."""
+    labels = {"name": GPUSHARE_NAME}
+    container = {
+        "name": "volcano-device-plugin", "image": f"{GPUSHARE_IMAGE}:{version}",
+        "env": [_env_node_name(), {"name": "GPU_STRATEGY", "value": "number" if number else "share"}],
+        "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
+        "volumeMounts": [{"name": "device-plugin", "mountPath": "/var/lib/kubelet/device-plugins"}],
+    }
+    daemonset = {
+        "apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": _meta(GPUSHARE_NAME, NAMESPACE),
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "updateStrategy": {"type": "RollingUpdate"},
+            "template": {
+                "metadata": {"labels": {**labels, MANAGED_BY: MANAGER}},
+                "spec": {
+                    "serviceAccountName": GPUSHARE_NAME,
+                    "priorityClassName": "system-node-critical",
+                    "affinity": selector.node_affinity(),
+                    "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"},
+                                    *({"key": key, "operator": "Exists", "effect": "NoSchedule"}
+                                      for key in (spec.GPU_MEMORY, spec.GPU_NUMBER))],
+                    "containers": [container],
+                    "volumes": [_host_path("device-plugin", "/var/lib/kubelet/device-plugins")],
+                },
+            },
+        },
+    }
+    # The plugin lists the pods of its node, updates their annotations, patches the node status (gpu-number)
+    # and takes/releases the node lock with node updates (pkg/plugin/nvidia, pkg/util/nodelock.go).
+    rules = [_rule("nodes", "get", "list", "watch", "update", "patch"), _rule("nodes/status", "patch"),
+             _rule("pods", "get", "list", "update", "patch")]
+    return [*_rbac(GPUSHARE_NAME, rules), daemonset]
+
+
+MINDCLUSTER_LOG_DIR = "/var/log/mindx-dl/devicePlugin"
+
+
+def render_mindcluster(version: str, nodes: Selector | None) -> list[dict[str, Any]]:
+    """MindCluster's Ascend device plugin for Volcano 310P dynamic vNPU: RBAC and the DaemonSet on 310P nodes."""
+    labels = {"name": "ascend-device-plugin-ds"}
+    mounts = [  # name, host path, read-only, hostPath type
+        ("device-plugin", "/var/lib/kubelet/device-plugins", False, None),
+        ("pod-resource", "/var/lib/kubelet/pod-resources", False, None),
+        ("hiai-driver", "/usr/local/Ascend/driver", True, None),
+        ("log-path", MINDCLUSTER_LOG_DIR, False, "DirectoryOrCreate"),
+        ("tmp", "/tmp", False, None),
+        ("vnpucfg", "/etc/vnpu.cfg", False, "File"),
+        ("localtime", "/etc/localtime", True, None),
+    ]
+    container = {
+        "name": "device-plugin-01", "image": f"{MINDCLUSTER_IMAGE}:{version}", "imagePullPolicy": "IfNotPresent",
+        "command": ["/usr/local/bin/device-plugin"],
+        "args": ["-volcanoType=true", "-presetVirtualDevice=false", f"-logFile={MINDCLUSTER_LOG_DIR}/devicePlugin.log",
+                 "-logLevel=0"],
+        "env": [_env_node_name(), {"name": "HOST_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.hostIP"}}}],
+        "resources": {"requests": {"cpu": "500m", "memory": "500Mi"}, "limits": {"cpu": "500m", "memory": "500Mi"}},
+        "securityContext": {"privileged": True, "readOnlyRootFilesystem": False},
+        "volumeMounts": [{"name": n, "mountPath": p, **({"readOnly": True} if ro else {})} for n, p, ro, _ in mounts],
+    }
+    # Atlas 200I SoC boards (servertype=soc) need MindCluster's 1usoc variant, which is not rendered.
+    not_soc = Requirement("servertype", "NotIn", ("soc",))
+    affinity = Selector(nodes.text if nodes else "", (not_soc, *(nodes.requirements if nodes else ()))).node_affinity()
+    daemonset = {
+        "apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": _meta(MINDCLUSTER_DAEMONSET, NAMESPACE),
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "updateStrategy": {"type": "RollingUpdate"},
+            "template": {
+                "metadata": {"labels": {**labels, MANAGED_BY: MANAGER}},
+                "spec": {
+                    "serviceAccountName": MINDCLUSTER_SERVICE_ACCOUNT,
+                    "priorityClassName": "system-node-critical",
+                    "nodeSelector": {MINDCLUSTER_NODE_LABEL[0]: MINDCLUSTER_NODE_LABEL[1]},
+                    "affinity": affinity,
+                    "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"},
+                                    {"key": "huawei.com/Ascend310P", "operator": "Exists", "effect": "NoSchedule"},
+                                    {"key": "device-plugin", "operator": "Equal", "value": "v2",
+                                     "effect": "NoSchedule"}],
+                    "containers": [container],
+                    "volumes": [_host_path(n, p, kind) for n, p, _, kind in mounts],
+                },
+            },
+        },
+    }
+    # It reads and annotates pods, labels and patches its node, writes mindx-dl-deviceinfo-<node> ConfigMaps
+    # and events, and reads the kubelet's pod list through nodes/proxy.
+    rules = [_rule("pods", "get", "list", "update", "watch", "patch"), _rule("nodes", "get", "patch"),
+             _rule("nodes/proxy", "get"), _rule("nodes/status", "get", "patch", "update"),
+             _rule("configmaps", "get", "create", "update", "list", "watch"), _rule("events", "create")]
+    return [*_rbac(MINDCLUSTER_SERVICE_ACCOUNT, rules, role=MINDCLUSTER_ROLE, binding=MINDCLUSTER_BINDING),
+            daemonset]
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedPlugin:
+    objects: list[dict[str, Any]]
+    notes: tuple[str, ...] = ()
+    #: Label the --nodes nodes `ascend=on` (vnpu-hami: its DaemonSet selects that label).
+    label_nodes: bool = False
+
+
+def _mindcluster_notes(nodes: Selector | None, cluster_nodes: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    key, value = MINDCLUSTER_NODE_LABEL
+    where = f"nodes labelled {key}={value}" + (f" that match {nodes.text!r}" if nodes else "")
+    notes = [f"the MindCluster plugin runs on {where} (Volcano's 310P vNPU reads that label, with servertype and "
+             "node.kubernetes.io/npu.chip.name, which the plugin writes); vgpuctl does not deploy MindCluster "
+             "NodeD and ClusterD, which Volcano also needs (vgpuctl doctor: VGK007)"]
+    if nodes is None:
+        return tuple(notes)
+    unlabelled = sorted(str((n.get("metadata") or {}).get("name")) for n in cluster_nodes
+                        if nodes.matches(node_labels(n)) and node_labels(n).get(key) != value)
+    if unlabelled:
+        shown = ", ".join(unlabelled[:5]) + (f" and {len(unlabelled) - 5} more" if len(unlabelled) > 5 else "")
+        notes.append(f"--nodes {nodes.text!r} selects {len(unlabelled)} node(s) without {key}={value} "
+                     f"({shown}): the MindCluster plugin will not run there until they carry it")
+    return tuple(notes)
+
+
+def render_plugin(choice: PluginChoice, nodes: str | None, device_configmap: str,
+                  cluster_nodes: Sequence[Mapping[str, Any]] = ()) -> RenderedPlugin:
+    """The objects of `choice.mode`'s plugin, on the nodes `--nodes` selects (or the mode's default)."""
+    mode = choice.mode
+    if mode in (Mode.VGPU, Mode.GPUSHARE, Mode.GPUNUMBER):
+        selector = parse_selector(nodes or DEFAULT_GPU_NODES)
+        objects = render_vgpu(choice.version, selector) if mode is Mode.VGPU else \
+            render_gpushare(choice.version, selector, number=mode is Mode.GPUNUMBER)
+        label = "vGPU" if mode is Mode.VGPU else mode.value
+        notes = () if nodes else (f"the {label} plugin runs on nodes labelled {DEFAULT_GPU_NODES} (pass --nodes to "
+                                  "choose)",)
+        return RenderedPlugin(objects, notes)
+    if mode is Mode.VNPU_HAMI:
+        notes = () if nodes else (f"the Ascend plugin runs on nodes labelled {'='.join(ASCEND_NODE_LABEL)}; pass "
+                                  "--nodes SELECTOR to have vgpuctl label them",)
+        return RenderedPlugin(render_ascend(choice.version, device_configmap), notes, label_nodes=bool(nodes))
+    chosen = parse_selector(nodes) if nodes else None
+    return RenderedPlugin(render_mindcluster(choice.version, chosen), _mindcluster_notes(chosen, cluster_nodes))
+
+
+def every_plugin_object() -> list[dict[str, Any]]:
+    """Every object any mode may render (placeholder versions): what install and uninstall must read."""
+    selector = parse_selector("x")
+    return [*render_vgpu("v0", selector), *render_ascend("v0", spec.DEVICE_CONFIGMAP),
+            *render_gpushare("v0", selector, number=False), *render_mindcluster("v0", None)]

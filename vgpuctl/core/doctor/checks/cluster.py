@@ -15,9 +15,12 @@ guess:
   nodeSelector), which needs pods; the DaemonSet-level part (missing, schedules nowhere, nothing ready)
   needs only DaemonSets. Crash-looping vGPU plugin pods on CPU nodes are expected (no nodeSelector) and
   not reported. The MindCluster plugin's absence is VGK007's.
-- VGK005 applies the vGPU plugin matrix of H§2.12 / V§9 to the image tag (`latest`/`main`/`master` count
-  as a build from main). Plugin v1.10–v1.12 with Volcano <= 1.11 is not flagged (not a documented pairing,
-  but no evidence it breaks); the `vnpus` form each Ascend component accepts is VGM003.
+- VGK005 applies the device-plugin matrix of `vgpuctl.core.versions` (H§2.12 / V§9, the one install
+  uses) to the image tag (`latest`/`main`/`master` count as a build from main): the vGPU plugin against
+  the Volcano version, and the volcano-sh/devices plugin against gpu-number (its v1.0.0 release predates
+  `--gpu-strategy`). Plugin v1.10–v1.12 with Volcano <= 1.11 is not flagged (not a documented pairing,
+  but no evidence it breaks); the `vnpus` form each Ascend component accepts is VGM003; no version rule
+  is known for MindCluster's plugin (VGK007 checks its flags).
 - VGK003 and VGK005 use the detected or given Volcano version; when unknown the newest is assumed (the
   report says so), which has every feature, so VGK003's version half stays silent then.
 """
@@ -36,6 +39,7 @@ from vgpuctl.core.doctor.framework import Category, DoctorContext, check
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.versions import (
     NEWEST_VOLCANO,
+    PluginRole,
     Version,
     VersionError,
     has_ascend,
@@ -43,8 +47,7 @@ from vgpuctl.core.versions import (
     has_deviceshare,
     has_vnpu_hami_core,
     parse_version,
-    requires_handshake,
-    requires_six_field_register,
+    plugin_problem,
 )
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
@@ -358,39 +361,27 @@ def plugins_on_nodes(ctx: DoctorContext) -> Iterator[Finding]:
                                                f"({reason}{nvml}): pods Volcano places here fail at admission")
 
 
-def _vgpu_plugin_generation(component: Component) -> str | None:
-    """"5-field" (v1.9.x), "handshake" (v1.10.0–v1.12.0), "main" (later builds) or None when unknown."""
-    version = component.version
-    if version is None:
-        tag = image_parts(component.image)[1]
-        return "main" if tag in ("latest", "main", "master") else None
-    if version.core < (1, 10, 0):
-        return "5-field"
-    if version.core <= (1, 12, 0):
-        return "handshake"
-    return "main"
+def _plugin_role(component: Component, families: frozenset[spec.Family]) -> PluginRole | None:
+    """The matrix row a plugin DaemonSet's image falls under (None: no version rule for it here)."""
+    if component.name == VGPU_PLUGIN.images[0]:
+        return PluginRole.VGPU
+    if component.name == GPUSHARE_PLUGIN.images[0]:
+        return PluginRole.GPUNUMBER if spec.Family.GPUNUMBER in families else PluginRole.GPUSHARE
+    return None  # Ascend HAMi: the vnpus form each reader takes is VGM003's; MindCluster: no known rule
 
 
 @check("device-plugins.version", Category.DEVICE_PLUGINS, "VGK005",
        "Device plugin versions work with the Volcano version", reads=("daemonsets",))
 def plugin_version(ctx: DoctorContext) -> Iterator[Finding]:
     version, volcano = _volcano(ctx)
+    families = ctx.snapshot.deviceshare.families
     for c in components(ctx.snapshot):
-        if c.kind != "DaemonSet" or c.name != VGPU_PLUGIN.images[0]:
+        role = _plugin_role(c, families) if c.kind == "DaemonSet" else None
+        if role is None:
             continue
-        generation = _vgpu_plugin_generation(c)
-        tag = image_parts(c.image)[1]
-        subject = f"daemonset/{c.namespace}/{c.object_name}"
-        if generation == "5-field" and requires_six_field_register(version):
-            yield _f("VGK005", ERROR, subject,
-                     f"vGPU device plugin {tag} writes 5-field register entries; {volcano} needs 6 and drops "
-                     "every node it registers (VGN002): use plugin v1.10.0 or later")
-        elif generation == "main" and requires_handshake(version):
-            built = "" if c.version else " (taken to be a build from main)"
-            yield _f("VGK005", ERROR, subject,
-                     f"vGPU device plugin {tag}{built} no longer writes volcano.sh/node-vgpu-handshake; {volcano} "
-                     "requires it and ignores every vGPU node: use plugin v1.10.0–v1.12.0, or Volcano 1.14.3+ "
-                     "/ 1.15.1+")
+        problem = plugin_problem(role, image_parts(c.image)[1], version, volcano)
+        if problem:
+            yield _f("VGK005", ERROR, f"daemonset/{c.namespace}/{c.object_name}", problem)
 
 
 # ---- MindCluster (VGK007) -------------------------------------------------------------------------

@@ -492,6 +492,10 @@ ENTRIES: tuple[CodeInfo, ...] = (
             Volcano with the handshake is 1.12.x, 1.13.x, 1.14.0–1.14.2 and 1.15.0. Versions come
             from the image tags. The `vnpus` form accepted by each Ascend component is VGM003.
 
+            The gpushare/gpu-number plugin (volcano-sh/devices): tags up to v1.0.x have no gpu-number
+            strategy, so with `deviceshare.GPUNumberEnable` on every pod sees every GPU; use a build
+            after v1.0 (`latest`). No rule ties MindCluster plugin releases to Volcano versions.
+
             Evidence: H§2.12, V§9.
             """,
     ),

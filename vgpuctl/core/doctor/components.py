@@ -21,6 +21,7 @@ PLUGIN_IMAGES = {
     "hami": "hami",
     "k8s-device-plugin": "nvidia-device-plugin",
     "volcano-device-plugin": "volcano-device-plugin",
+    "ascend-k8sdeviceplugin": "ascend-k8sdeviceplugin",  # Huawei MindCluster's plugin (vnpu-mindcluster)
 }
 
 

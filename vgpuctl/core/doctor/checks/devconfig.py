@@ -34,7 +34,13 @@ from vgpuctl.core.geometry import keys
 from vgpuctl.core.geometry.documents import ROOT, DeviceConfigSource, parse_payload_text
 from vgpuctl.core.geometry.report import LocatedFinding
 from vgpuctl.core.geometry.validate import validate_source
-from vgpuctl.core.versions import NEWEST_VOLCANO, Version, accepts_vnpus_wrapper, has_device_config
+from vgpuctl.core.versions import (
+    ASCEND_PLUGIN_WRAPPER_SINCE,
+    NEWEST_VOLCANO,
+    Version,
+    accepts_vnpus_wrapper,
+    has_device_config,
+)
 
 CAT = Category.DEVICE_CONFIG
 LOADABLE = "scheduler-config.loadable"
@@ -44,7 +50,8 @@ WARNING = Severity.WARNING
 ASCEND_PLUGIN, HAMI = "ascend-device-plugin", "hami"
 # The first version of each reader whose `vnpus` field is the wrapper struct; older ones take only the list
 # and newer ones only the wrapper, and both exit on the other form (H§4.2).
-WRAPPER_SINCE = {ASCEND_PLUGIN: (Version(1, 3, 0), "the Ascend device plugin"), HAMI: (Version(2, 9, 0), "HAMi")}
+WRAPPER_SINCE = {ASCEND_PLUGIN: (ASCEND_PLUGIN_WRAPPER_SINCE, "the Ascend device plugin"),
+                 HAMI: (Version(2, 9, 0), "HAMi")}
 VGPU_PLUGIN_NAMESPACES = (spec.DEVICE_CONFIGMAP_NAMESPACE, spec.SCHEDULER_NAMESPACE)  # its lookup order (H§2.2)
 CMKey = tuple[str, str]
 

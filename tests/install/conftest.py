@@ -7,6 +7,13 @@ merge patch and as server-side apply (`application/apply-patch+yaml`, `fieldMana
 when absent, deep merge otherwise), and `dryRun=All` (answer without storing). Every write bumps a
 global resourceVersion. Tests inject faults with `fail_write(n, status)` (the n-th write answers
 `status`) and `before_write(hook)` (e.g. a concurrent edit just before a PUT lands).
+
+Deployments behave like the controller manager's: `metadata.generation` counts spec changes, and the
+status (kept across writes, as the API server ignores it on the main resource) catches up with the
+spec only when the simulated rollout completes — after `ready_after` GETs of the object since its last
+spec change (`None`: never, a webhook whose pods cannot start). `mark_ready` completes it at once.
+`events` logs every 2xx write and every rollout completion in order (`("READY", path)`), so a test can
+prove what was written only after a Deployment became ready. Deleting a Namespace deletes what is in it.
 """
 
 from __future__ import annotations
@@ -28,12 +35,16 @@ from werkzeug import Request, Response
 from tests.kube.conftest import TOKEN, write_kubeconfig
 from vgpuctl.kube.config import tune_configuration
 
-NAMESPACED = {"configmaps", "serviceaccounts", "pods", "daemonsets", "deployments"}
+NAMESPACED = {"configmaps", "serviceaccounts", "pods", "daemonsets", "deployments", "secrets", "services",
+              "poddisruptionbudgets", "networkpolicies", "statefulsets"}
 _CORE = re.compile(r"^/api/v1/(?:namespaces/(?P<ns>[^/]+)/)?(?P<res>[a-z]+)(?:/(?P<name>[^/]+))?$")
 _GROUP = re.compile(r"^/apis/(?P<gv>[^/]+/[^/]+)/(?:namespaces/(?P<ns>[^/]+)/)?(?P<res>[a-z]+)(?:/(?P<name>[^/]+))?$")
 KINDS = {"configmaps": "ConfigMap", "serviceaccounts": "ServiceAccount", "pods": "Pod", "nodes": "Node",
          "daemonsets": "DaemonSet", "deployments": "Deployment", "clusterroles": "ClusterRole",
-         "clusterrolebindings": "ClusterRoleBinding"}
+         "clusterrolebindings": "ClusterRoleBinding", "namespaces": "Namespace", "secrets": "Secret",
+         "services": "Service", "poddisruptionbudgets": "PodDisruptionBudget", "networkpolicies": "NetworkPolicy",
+         "statefulsets": "StatefulSet", "mutatingwebhookconfigurations": "MutatingWebhookConfiguration",
+         "validatingwebhookconfigurations": "ValidatingWebhookConfiguration"}
 
 Key = tuple[str, str, str | None, str]
 Hook = Callable[["StatefulCluster", Request], None]
@@ -83,6 +94,9 @@ class StatefulCluster:
         self.faults: dict[int, int] = {}
         self.hooks: list[Hook] = []
         self.version = {"major": "1", "minor": "30", "gitVersion": "v1.30.2"}
+        self.events: list[tuple[str, str]] = []  # 2xx writes and ("READY", path) rollout completions, in order
+        self.ready_after: int | None = 1  # GETs of a Deployment until its rollout completes; None: never
+        self.polls: dict[Key, int] = {}
         server.expect_request(re.compile(".*")).respond_with_handler(self._dispatch)
 
     # --- state ------------------------------------------------------------------------------------
@@ -103,10 +117,57 @@ class StatefulCluster:
 
     def put(self, obj: dict[str, Any]) -> dict[str, Any]:
         stored = copy.deepcopy(obj)
+        key = self.key_of(stored)
+        if stored["kind"] == "Deployment":
+            previous = self.objects.get(key)
+            generation = int((previous or {}).get("metadata", {}).get("generation", 0))
+            if previous is None or previous.get("spec") != stored.get("spec"):
+                generation += 1
+                self.polls.pop(key, None)
+            stored["metadata"]["generation"] = generation
+            if previous is not None and "status" in previous:
+                stored["status"] = previous["status"]  # status is the controller's, never the writer's
+            elif previous is None:
+                stored.pop("status", None)
         stored["metadata"]["resourceVersion"] = self._next_rv()
         stored["metadata"].setdefault("uid", f"uid-{self.rv}")
-        self.objects[self.key_of(stored)] = stored
+        self.objects[key] = stored
         return stored
+
+    def mark_ready(self, namespace: str, name: str) -> None:
+        """Complete the Deployment's rollout: every replica of the current generation updated and available."""
+        deployment = self.objects[("apps/v1", "deployments", namespace, name)]
+        replicas = deployment.get("spec", {}).get("replicas", 1)
+        deployment["status"] = {
+            "observedGeneration": deployment["metadata"]["generation"], "replicas": replicas,
+            "updatedReplicas": replicas, "readyReplicas": replicas, "availableReplicas": replicas,
+            "conditions": [{"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"},
+                           {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable"}]}
+        deployment["metadata"]["resourceVersion"] = self._next_rv()
+        self.events.append(("READY", f"/apis/apps/v1/namespaces/{namespace}/deployments/{name}"))
+
+    def mark_stuck(self, namespace: str, name: str) -> None:
+        """A rollout whose pods never become available (image pull errors, crash loops)."""
+        deployment = self.objects[("apps/v1", "deployments", namespace, name)]
+        replicas = deployment.get("spec", {}).get("replicas", 1)
+        deployment["status"] = {
+            "observedGeneration": deployment["metadata"]["generation"], "replicas": replicas,
+            "updatedReplicas": replicas, "unavailableReplicas": replicas,
+            "conditions": [{"type": "Available", "status": "False", "reason": "MinimumReplicasUnavailable",
+                            "message": "Deployment does not have minimum availability."}]}
+
+    def _observe(self, key: Key) -> None:
+        """A GET of a Deployment: the simulated controller gets one step further with its rollout."""
+        deployment = self.objects[key]
+        status = deployment.get("status") or {}
+        if status.get("observedGeneration") == deployment["metadata"]["generation"] and \
+                status.get("availableReplicas") == deployment.get("spec", {}).get("replicas", 1):
+            return
+        self.polls[key] = self.polls.get(key, 0) + 1
+        if self.ready_after is not None and self.polls[key] >= self.ready_after:
+            self.mark_ready(key[2] or "", key[3])
+        else:
+            self.mark_stuck(key[2] or "", key[3])
 
     def get(self, api_version: str, kind: str, namespace: str | None, name: str) -> dict[str, Any] | None:
         resource = next(r for r, k in KINDS.items() if k == kind)
@@ -157,7 +218,9 @@ class StatefulCluster:
             obj = self.objects.get((gv, resource, namespace, name))
             if obj is None:
                 return _status(404, "NotFound", f'{resource} "{name}" not found')
-            return _json(obj)
+            if resource == "deployments":
+                self._observe((gv, resource, namespace, name))
+            return _json(self.objects[(gv, resource, namespace, name)])
         self.attempts += 1
         for hook in list(self.hooks):
             hook(self, request)
@@ -167,6 +230,7 @@ class StatefulCluster:
         response = self._write(request, gv, resource, namespace, name)
         if 200 <= response.status_code <= 299 and request.args.get("dryRun") != "All":
             self.writes.append((request.method, request.path))
+            self.events.append((request.method, request.path))
         return response
 
     def _list(self, gv: str, resource: str, namespace: str | None) -> Response:
@@ -187,6 +251,9 @@ class StatefulCluster:
                 return _status(404, "NotFound", f'{resource} "{name}" not found')
             if not dry:
                 del self.objects[key]
+                if resource == "namespaces":  # the namespace controller empties it
+                    for inner in [k for k in self.objects if k[1] in NAMESPACED and k[2] == name]:
+                        del self.objects[inner]
             return _json({"kind": "Status", "apiVersion": "v1", "status": "Success"})
         body = request.get_data()
         content_type = request.headers.get("Content-Type", "")

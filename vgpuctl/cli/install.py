@@ -1,34 +1,55 @@
 """`vgpuctl install` / `uninstall`: set device sharing up on a Volcano cluster, or take it back, losing nothing.
 
 Read what is there, plan (pure, `vgpuctl.core.install`), show the plan, write it (`vgpuctl.kube.writer`),
-then run the scheduler-config, device-config and device-plugin doctor checks on a fresh read.
-Exit codes: 0 done, 1 the checks after applying found errors, 2 usage error or a refused combination of
-modes, 3 could not complete (unreachable cluster, a failed write — rerun to finish).
+then run the scheduler-config, device-config and device-plugin doctor checks (and the webhook's) on a
+fresh read. `--webhook` adds the admission webhook from the packaged manifests (`vgpuctl.manifests`,
+the same files as deploy/base) with certificates made here, at the edge: the core plans with PEM text.
+Exit codes: 0 done, 1 the checks after applying found problems at or above --fail-on, 2 usage error or a
+refused combination of modes, 3 could not complete (unreachable cluster, a failed write, a webhook that
+did not become ready — rerun to finish).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import shlex
 import sys
-from datetime import datetime, timezone
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
 from vgpuctl.cli.env import fail, guarded, make_console, stdout
 from vgpuctl.cli.kubeopts import cluster_errors, connect, context_option, kubeconfig_option
+from vgpuctl.cli.lint import FailOn
 from vgpuctl.core.cluster import build_snapshot
 from vgpuctl.core.doctor import diagnose
 from vgpuctl.core.doctor.framework import Category
 from vgpuctl.core.doctor.report import DoctorReport
 from vgpuctl.core.findings import ExitStatus, Severity
-from vgpuctl.core.install import InstallError, InstallOptions, Mode, Plan, plan, plan_removal
+from vgpuctl.core.install import ClusterState, InstallError, InstallOptions, Mode, Plan
 from vgpuctl.core.install.modes import fatal_combination
-from vgpuctl.core.install.plan import replan_scheduler, replan_scheduler_uninstall
+from vgpuctl.core.install.plan import owned, replan_scheduler, replan_scheduler_uninstall
 from vgpuctl.core.install.selector import parse_selector
+from vgpuctl.core.install.webhook import (
+    CA_KEY,
+    CERT_KEY,
+    KEY_KEY,
+    WebhookLayout,
+    WebhookOptions,
+    WebhookTLS,
+    install_plan,
+    layout,
+    removal_plan,
+    webhook_refs,
+)
 from vgpuctl.core.versions import Version, VersionError, parse_version
+from vgpuctl.render import OutputFormat, dump
 from vgpuctl.render.doctor import render_doctor
-from vgpuctl.render.install import render_outcome, render_plan
+from vgpuctl.render.install import install_report, render_outcome, render_plan
 from vgpuctl.sources import UsageError
 
 if TYPE_CHECKING:
@@ -40,10 +61,15 @@ EPILOG = """[bold]Examples[/bold]
   vgpuctl install --mode vgpu --nodes gpu=on --policy binpack --weight 10
   vgpuctl install --mode vgpu --mode vnpu-hami --nodes 'accelerator in (huawei-Ascend910B3)'
   vgpuctl install --mode vnpu-hami --device-plugin-version vnpu-hami=v1.4.0
+  vgpuctl install --mode vgpu --webhook              # and the admission webhook, certificates included
+  vgpuctl install --mode vgpu -o json                # a machine-readable report (schemas/install-report)
   vgpuctl uninstall --dry-run
 """
 
 AFTER_CATEGORIES = (Category.SCHEDULER_CONFIG, Category.DEVICE_CONFIG, Category.DEVICE_PLUGINS)
+#: Renew the webhook's certificates when either expires within this (the doctor's VGK006 threshold).
+RENEW_BEFORE = timedelta(days=30)
+CLOCK_SKEW = timedelta(minutes=5)
 
 
 def _plugin_versions(values: list[str], modes: tuple[Mode, ...]) -> dict[Mode, str]:
@@ -67,41 +93,217 @@ def _plugin_versions(values: list[str], modes: tuple[Mode, ...]) -> dict[Mode, s
     return chosen
 
 
-def _check_after(client: ApiClient, version: Version) -> DoctorReport:
+# --- the webhook's certificates (cryptography lives here, at the edge, never in the core) ----------
+
+def _require_cryptography() -> None:
+    try:
+        import cryptography  # noqa: F401
+    except ImportError:
+        raise fail("install --webhook makes the webhook's certificates with `cryptography`, which this install "
+                   "lacks: pip install 'vgpuctl[webhook]'", ExitStatus.INCOMPLETE) from None
+
+
+def _pem(secret: Mapping[str, Any], key: str) -> str | None:
+    value = (secret.get("data") or {}).get(key)
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return base64.b64decode(value, validate=True).decode("ascii")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _when(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d")
+
+
+def _pair_problem(secret: Mapping[str, Any], names: Sequence[str], now: datetime) -> str | None:
+    """Why the Secret's pair cannot serve the webhook, or None when it can."""
+    from cryptography import x509
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives import serialization
+
+    texts = {key: _pem(secret, key) for key in (CA_KEY, CERT_KEY, KEY_KEY)}
+    missing = [k for k, v in texts.items() if v is None]
+    if missing:
+        return f"it has no usable {', '.join(missing)}"
+    try:
+        ca = x509.load_pem_x509_certificate(str(texts[CA_KEY]).encode())
+        leaf = x509.load_pem_x509_certificate(str(texts[CERT_KEY]).encode())
+        key = serialization.load_pem_private_key(str(texts[KEY_KEY]).encode(), password=None)
+    except (ValueError, TypeError) as exc:
+        return f"its certificates or key do not parse ({exc})"
+    public = serialization.PublicFormat.SubjectPublicKeyInfo
+    if key.public_key().public_bytes(serialization.Encoding.DER, public) != \
+            leaf.public_key().public_bytes(serialization.Encoding.DER, public):
+        return "tls.key does not belong to tls.crt"
+    try:
+        leaf.verify_directly_issued_by(ca)
+    except (ValueError, TypeError, InvalidSignature):
+        return "tls.crt is not issued by ca.crt"
+    try:
+        sans = leaf.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        covered = set(sans.get_values_for_type(x509.DNSName))
+    except x509.ExtensionNotFound:
+        covered = set()
+    uncovered = [n for n in names if n not in covered]
+    if uncovered:
+        return f"tls.crt does not name {', '.join(uncovered)}"
+    for label, cert in ((CERT_KEY, leaf), (CA_KEY, ca)):
+        if cert.not_valid_before_utc > now + CLOCK_SKEW:
+            return f"{label} is not valid before {_when(cert.not_valid_before_utc)}"
+        if cert.not_valid_after_utc - now < RENEW_BEFORE:
+            verb = "expired" if cert.not_valid_after_utc <= now else "expires"
+            return f"{label} {verb} on {_when(cert.not_valid_after_utc)} (renewed within {RENEW_BEFORE.days} days)"
+    return None
+
+
+def _trusts(config: Mapping[str, Any], ca_pem: str) -> bool:
+    """Every webhook of the configuration has `ca_pem` in its caBundle."""
+    from cryptography import x509
+
+    ca = x509.load_pem_x509_certificate(ca_pem.encode())
+    for hook in config.get("webhooks") or []:
+        bundle = _pem({"data": {"b": (hook.get("clientConfig") or {}).get("caBundle")}}, "b")
+        try:
+            certs = x509.load_pem_x509_certificates(bundle.encode()) if bundle else []
+        except ValueError:
+            certs = []
+        if ca not in certs:
+            return False
+    return True
+
+
+def webhook_tls(state: ClusterState, lay: WebhookLayout, now: datetime) -> WebhookTLS:
+    """Keep the pair in the webhook's Secret when it can serve; otherwise make a new CA and serving pair.
+
+    A pair is kept when it parses, the key matches, the CA issued the certificate, the certificate names
+    every DNS name of the Service, and neither expires within 30 days. A caBundle that does not match a
+    kept CA is not a reason for new certificates: the pods serve what the Secret holds, so the caBundle is
+    what gets corrected (and a rerun after an interrupted rotation converges instead of rotating again)."""
+    from vgpuctl.webhook import certs
+
+    names = certs.service_dns_names(lay.service, lay.namespace)
+    current = state.get(lay.secret)
+    if current is not None and not owned(current):
+        ca = _pem(current, CA_KEY)
+        if ca is None:
+            raise InstallError(f"{lay.secret} exists, is not vgpuctl's, and has no ca.crt to put into the webhook "
+                               "configurations' caBundle: add ca.crt to it, or delete it so that vgpuctl makes the "
+                               "certificates")
+        return WebhookTLS(ca, note=f"TLS: {lay.secret} is not vgpuctl's: left as it is; its ca.crt is the caBundle")
+    reason = f"{lay.secret} does not exist yet"
+    if current is not None:
+        problem = _pair_problem(current, names, now)
+        if problem is None:
+            ca, crt, key = (str(_pem(current, k)) for k in (CA_KEY, CERT_KEY, KEY_KEY))
+            from cryptography import x509
+
+            until = x509.load_pem_x509_certificate(crt.encode()).not_valid_after_utc
+            note = (f"TLS: {lay.secret} holds a valid pair (for {names[2]}, valid until {_when(until)}): kept, "
+                    "no new certificates")
+            stale = [str(ref) for ref in lay.configs
+                     if (config := state.get(ref)) is not None and owned(config) and not _trusts(config, ca)]
+            if stale:
+                note += f"; the caBundle of {' and '.join(stale)} does not match its CA and is set to it"
+            return WebhookTLS(ca, crt, key, note)
+        reason = f"the pair in {lay.secret} cannot serve: {problem}"
+    ca_pair = certs.generate_ca()
+    leaf = certs.issue_serving_cert(ca_pair, names)
+    return WebhookTLS(ca_pair.cert_pem().decode(), leaf.cert_pem().decode(), leaf.key_pem().decode(),
+                      note=f"TLS: new CA and serving certificate for {names[2]}, valid until "
+                           f"{_when(leaf.cert.not_valid_after_utc)} ({reason})")
+
+
+def _manifests() -> tuple[dict[str, Any], ...]:
+    from vgpuctl.manifests import webhook_objects
+
+    return tuple(webhook_objects())
+
+
+# --- running a plan -------------------------------------------------------------------------------
+
+def _check_after(client: ApiClient, version: Version, categories: Sequence[Category]) -> DoctorReport:
     from vgpuctl.kube.reader import read_cluster
 
     read = read_cluster(client)
     snapshot = build_snapshot(read.data.objects, read.data.server_version, volcano_version=version)
     report = diagnose(snapshot, now=datetime.now(timezone.utc), volcano_version=version, source="live",
                       read_problems=tuple(read.problems))
-    return DoctorReport(report.source, [r for r in report.results if r.check.category in AFTER_CATEGORIES],
+    return DoctorReport(report.source, [r for r in report.results if r.check.category in categories],
                         report.versions, report.notes)
 
 
-def _run(the_plan: Plan, client: ApiClient, *, dry_run: bool, verb: str, rerun: str, replan: Any,
-         version: Version) -> NoReturn:
+def _progress(message: str) -> None:
+    typer.echo(f"vgpuctl: {message}", err=True)
+
+
+def _run(the_plan: Plan, client: ApiClient, *, dry_run: bool, verb: str, rerun: str,
+         replan: Callable[[Mapping[str, Any]], Any], output: OutputFormat, fail_on: FailOn,
+         categories: Sequence[Category] = AFTER_CATEGORIES, wait: float = 180.0) -> NoReturn:
     from vgpuctl.kube.writer import apply_plan
 
     out = stdout()
+    table = output is OutputFormat.TABLE
     console = make_console(out)
-    render_plan(the_plan, console, verb=verb, diffs=dry_run)
+    if table:
+        render_plan(the_plan, console, verb=verb, diffs=dry_run)
     if dry_run:
-        console.print()
-        console.print("Dry run: nothing was written." if the_plan.writes else
-                      "Dry run: nothing to change (a real run would make 0 writes).")
+        if table:
+            console.print()
+            console.print("Dry run: nothing was written." if the_plan.writes else
+                          "Dry run: nothing to change (a real run would make 0 writes).")
+        else:
+            out.write(dump(install_report(the_plan, verb=verb, dry_run=True), output))
         raise typer.Exit(int(ExitStatus.OK))
     with cluster_errors():
-        result = apply_plan(client, the_plan, replan_scheduler=replan)
-    for note in result.notes:
-        console.print(f"  - {note}")
-    render_outcome(the_plan, result.applied, result.failed, result.error, result.not_applied, console, rerun=rerun)
-    if not result.ok:
+        result = apply_plan(client, the_plan, replan_scheduler=replan, wait=wait, progress=_progress)
+    if table:
+        for note in result.notes:
+            console.print(f"  - {note}")
+        render_outcome(the_plan, result.applied, result.failed, result.error, result.not_applied, console,
+                       rerun=rerun)
+    if result.failed is not None:
+        if not table:
+            out.write(dump(install_report(the_plan, verb=verb, dry_run=False, applied=result.applied,
+                                          failed=result.failed, error=result.error, not_applied=result.not_applied,
+                                          rerun=rerun, notes=result.notes), output))
+        typer.echo(f"vgpuctl: {verb} stopped at {result.failed.action.value} {result.failed.ref}: {result.error}; "
+                   f"fix the cause and rerun `{rerun}`", err=True)
         raise typer.Exit(int(ExitStatus.INCOMPLETE))
     with cluster_errors():
-        report = _check_after(client, version)
-    console.print()
-    render_doctor(report, console)
-    raise typer.Exit(int(report.exit_status(Severity.ERROR)))
+        report = _check_after(client, the_plan.volcano_version, categories)
+    if table:
+        console.print()
+        render_doctor(report, console)
+    else:
+        out.write(dump(install_report(the_plan, verb=verb, dry_run=False, applied=result.applied, notes=result.notes,
+                                      doctor=report), output))
+    raise typer.Exit(int(report.exit_status(Severity(fail_on.value))))
+
+
+def _rerun_command(words: Sequence[str]) -> str:
+    """The command line to finish the job: the one the user typed, or (when run some other way, e.g. by a
+    test runner) the essential options again."""
+    program = Path(sys.argv[0]).name if sys.argv else ""
+    if program in ("vgpuctl", "kubectl-vgpu") and len(sys.argv) > 1:
+        head = "kubectl vgpu" if program == "kubectl-vgpu" else "vgpuctl"
+        return " ".join([head, *(shlex.quote(a) for a in sys.argv[1:])])
+    return " ".join(["vgpuctl", *(shlex.quote(w) for w in words)])
+
+
+def _options_again(command: str, **options: Any) -> list[str]:
+    words = [command]
+    for name, value in options.items():
+        flag = "--" + name.replace("_", "-")
+        if value is True:
+            words.append(flag)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                words += [flag, str(getattr(item, "value", item))]
+        elif value not in (None, False):
+            words += [flag, str(value)]
+    return words
 
 
 @guarded
@@ -123,6 +325,16 @@ def install_command(
     no_restart: bool = typer.Option(False, "--no-restart",
                                     help="Do not restart the scheduler after changing device types or the device "
                                          "ConfigMap (then restart it yourself)."),
+    webhook: bool = typer.Option(False, "--webhook",
+                                 help="Also deploy the admission webhook (deploy/base), with certificates made by "
+                                      "vgpuctl; its webhook configurations are applied once its pods are ready."),
+    webhook_image: str | None = typer.Option(None, "--webhook-image", metavar="IMAGE",
+                                             help="With --webhook: the webhook's image (default: the packaged one)."),
+    webhook_timeout: float = typer.Option(180.0, "--webhook-timeout", metavar="SECONDS", min=0,
+                                          help="With --webhook: how long to wait for the webhook's pods to be ready."),
+    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
+    fail_on: FailOn = typer.Option(FailOn.ERROR, "--fail-on",
+                                   help="Lowest severity of the checks after applying that makes the exit code 1."),
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
 ) -> None:
@@ -133,6 +345,8 @@ def install_command(
         raise UsageError(f"refusing --mode {' --mode '.join(m.value for m in modes)}: {problem}")
     if policy is not None and policy not in ("binpack", "spread"):
         raise UsageError(f"--policy {policy}: expected binpack or spread")
+    if not webhook and (webhook_image is not None):
+        raise UsageError("--webhook-image needs --webhook")
     try:
         version = parse_version(volcano_version) if volcano_version else None
         if nodes is not None:
@@ -143,39 +357,63 @@ def install_command(
         raise UsageError(str(exc)) from None
     options = InstallOptions(modes, version, _plugin_versions(device_plugin_version, modes), nodes, policy, weight,
                              restart=not no_restart)
+    manifests: tuple[dict[str, Any], ...] = ()
+    if webhook:
+        _require_cryptography()
+        manifests = _manifests()
     from vgpuctl.kube.writer import read_state
 
+    now = datetime.now(timezone.utc)
     with cluster_errors():
         client = connect(kubeconfig, context)
-        state = read_state(client, modes)
+        state = read_state(client, modes, extra=webhook_refs(manifests) if manifests else ())
     try:
-        the_plan = plan(state, options, now=datetime.now(timezone.utc))
+        webhook_options = None
+        if manifests:
+            tls = webhook_tls(state, layout(manifests), now)
+            webhook_options = WebhookOptions(manifests, tls, webhook_image)
+        the_plan = install_plan(state, options, webhook_options, now=now)
     except InstallError as exc:
         raise fail(str(exc), ExitStatus.INCOMPLETE) from None
-    rerun = "vgpuctl " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if len(sys.argv) > 1 else "vgpuctl install"
+    categories = (*AFTER_CATEGORIES, Category.WEBHOOK) if webhook else AFTER_CATEGORIES
+    rerun = _rerun_command(_options_again("install", mode=modes, nodes=nodes, webhook=webhook,
+                                          webhook_image=webhook_image, no_restart=no_restart,
+                                          kubeconfig=kubeconfig, context=context))
     _run(the_plan, client, dry_run=dry_run, verb="install", rerun=rerun,
-         replan=lambda cm: replan_scheduler(cm, options, the_plan.volcano_version), version=the_plan.volcano_version)
+         replan=lambda cm: replan_scheduler(cm, options, the_plan.volcano_version), output=output, fail_on=fail_on,
+         categories=categories, wait=webhook_timeout)
 
 
 @guarded
 def uninstall_command(
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan and a diff per object; write nothing."),
     no_restart: bool = typer.Option(False, "--no-restart", help="Do not restart the scheduler afterwards."),
+    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
+    fail_on: FailOn = typer.Option(FailOn.ERROR, "--fail-on",
+                                   help="Lowest severity of the checks after applying that makes the exit code 1."),
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
 ) -> None:
-    """Take back what install did: scheduler edits undone, vgpuctl's objects deleted, yours left alone."""
+    """Take back what install did: scheduler edits undone, vgpuctl's objects deleted (the webhook's too,
+    its configurations first), yours left alone."""
     from vgpuctl.kube.writer import read_state
 
-    with cluster_errors():
-        client = connect(kubeconfig, context)
-        state = read_state(client)
+    manifests = _manifests()
     try:
-        the_plan = plan_removal(state, now=datetime.now(timezone.utc), restart=not no_restart)
+        lay = layout(manifests)
     except InstallError as exc:
         raise fail(str(exc), ExitStatus.INCOMPLETE) from None
-    _run(the_plan, client, dry_run=dry_run, verb="uninstall", rerun="vgpuctl uninstall",
-         replan=replan_scheduler_uninstall, version=the_plan.volcano_version)
+    with cluster_errors():
+        client = connect(kubeconfig, context)
+        state = read_state(client, extra=webhook_refs(manifests), inventory=(lay.namespace,))
+    try:
+        the_plan = removal_plan(state, manifests, now=datetime.now(timezone.utc), restart=not no_restart)
+    except InstallError as exc:
+        raise fail(str(exc), ExitStatus.INCOMPLETE) from None
+    rerun = _rerun_command(_options_again("uninstall", no_restart=no_restart, kubeconfig=kubeconfig,
+                                          context=context))
+    _run(the_plan, client, dry_run=dry_run, verb="uninstall", rerun=rerun,
+         replan=replan_scheduler_uninstall, output=output, fail_on=fail_on)
 
 
 def register(app: typer.Typer) -> None:

@@ -4,8 +4,10 @@ Objects vgpuctl owns go in by server-side apply with field manager `vgpuctl`; Co
 edit are created only when absent; the scheduler and device ConfigMaps are replaced with the
 `resourceVersion` that was read, so a concurrent edit is never overwritten: on 409 the scheduler
 ConfigMap is read again, planned again on the new content, and written again (a few times at most).
-The first write that fails ends the run with a report of what was and was not applied; every step is
-idempotent, so rerunning install finishes the job.
+A `wait` step polls a Deployment until it is rolled out and available, with a deadline and progress
+reports (the webhook's pods must answer before its configurations are written). The first write or
+wait that fails ends the run with a report of what was and was not applied; every step is idempotent,
+so rerunning install finishes the job.
 
 Like the reader, requests go through the kubernetes client's `ApiClient` (auth, TLS, proxies) but
 bodies stay raw JSON: no model (de)serialisation.
@@ -13,6 +15,7 @@ bodies stay raw JSON: no model (de)serialisation.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,15 +28,29 @@ from kubernetes.client.exceptions import ApiException
 from vgpuctl.core import spec
 from vgpuctl.core.doctor.components import image_parts
 from vgpuctl.core.install import ClusterState, Method, Mode, Plan, Ref, Step, refs_to_read
-from vgpuctl.core.install.plan import SCHEDULER_CM
+from vgpuctl.core.install.plan import SCHEDULER_CM, Action
+from vgpuctl.core.install.webhook import conditions_text, rollout
 from vgpuctl.kube.errors import ClusterUnreachable
 
 FIELD_MANAGER = "vgpuctl"
 MAX_CONFLICT_RETRIES = 5
+DEFAULT_WAIT = 180.0  # seconds a `wait` step may take
+MAX_POLL_INTERVAL = 2.0
+PROGRESS_EVERY = 10.0  # seconds between progress lines while nothing changes
 Timeout = float | tuple[float, float]
+Progress = Callable[[str], None]
 
 _PLURALS = {"ConfigMap": "configmaps", "ServiceAccount": "serviceaccounts", "Node": "nodes", "DaemonSet": "daemonsets",
-            "Deployment": "deployments", "ClusterRole": "clusterroles", "ClusterRoleBinding": "clusterrolebindings"}
+            "Deployment": "deployments", "ClusterRole": "clusterroles", "ClusterRoleBinding": "clusterrolebindings",
+            "Namespace": "namespaces", "Secret": "secrets", "Service": "services", "Pod": "pods",
+            "StatefulSet": "statefulsets", "PodDisruptionBudget": "poddisruptionbudgets",
+            "NetworkPolicy": "networkpolicies", "MutatingWebhookConfiguration": "mutatingwebhookconfigurations",
+            "ValidatingWebhookConfiguration": "validatingwebhookconfigurations", "Role": "roles",
+            "RoleBinding": "rolebindings"}
+#: What uninstall lists in a namespace vgpuctl created before deleting it: anything here that is not
+#: vgpuctl's (nor made by a controller) keeps the namespace alive.
+INVENTORY = (("v1", "ConfigMap"), ("v1", "Secret"), ("v1", "ServiceAccount"), ("v1", "Service"), ("v1", "Pod"),
+             ("apps/v1", "Deployment"), ("apps/v1", "StatefulSet"), ("apps/v1", "DaemonSet"))
 
 
 class WriteError(Exception):
@@ -131,15 +148,28 @@ def _scheduler_deployment(deployments: Iterable[Mapping[str, Any]]) -> Mapping[s
     return None
 
 
-def read_state(api_client: ApiClient, modes: Iterable[Mode] = (), *, timeout: Timeout = (5, 30)) -> ClusterState:
-    """Every object install/uninstall may touch, the nodes, and the scheduler Deployment."""
+def read_state(api_client: ApiClient, modes: Iterable[Mode] = (), *, extra: Iterable[Ref] = (),
+               inventory: Iterable[str] = (), timeout: Timeout = (5, 30)) -> ClusterState:
+    """Every object install/uninstall may touch (and the `extra` ones), the nodes, the scheduler Deployment,
+    and for each namespace in `inventory` what it holds of the `INVENTORY` kinds."""
     api = _Api(api_client, timeout)
     try:
         scheduler_cm = api.get(SCHEDULER_CM)
         objects: dict[Ref, Mapping[str, Any]] = {SCHEDULER_CM: scheduler_cm} if scheduler_cm else {}
-        for ref in refs_to_read(scheduler_cm, tuple(modes)):
+        for ref in [*refs_to_read(scheduler_cm, tuple(modes)), *extra]:
             if ref not in objects and (obj := api.get(ref)) is not None:
                 objects[ref] = obj
+        for namespace in inventory:
+            namespace_ref = Ref("v1", "Namespace", None, namespace)
+            if namespace_ref not in objects:
+                if (found := api.get(namespace_ref)) is None:
+                    continue
+                objects[namespace_ref] = found
+            for api_version, kind in INVENTORY:
+                probe = Ref(api_version, kind, namespace, "")
+                for item in api.list(collection_path(probe)):
+                    obj = {"apiVersion": api_version, "kind": kind, **item}
+                    objects.setdefault(Ref(api_version, kind, namespace, str(item["metadata"]["name"])), obj)
         nodes = api.list("/api/v1/nodes")
         deployment = _scheduler_deployment(api.list(f"/apis/apps/v1/namespaces/{spec.SCHEDULER_NAMESPACE}/deployments"))
     except WriteError as exc:
@@ -214,18 +244,56 @@ def _replace_scheduler(api: _Api, step: Step, replan: Replan | None, result: App
     return step
 
 
+def _wait_ready(api: _Api, step: Step, limit: float, progress: Progress | None,
+                clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> str:
+    """Poll the Deployment until it is rolled out and available; a `WriteError` after `limit` seconds."""
+    start = clock()
+    interval = 0.1  # the first checks come quickly (a rerun finds it ready), then every 2 s
+    said, said_at = "", start
+    while True:
+        try:
+            deployment = api.get(step.ref)
+        except WriteError as exc:  # a hiccup of the API server is no verdict on the pods: poll on
+            if (exc.status is not None and exc.status < 500) or clock() - start >= limit:
+                raise
+            deployment = {}
+        if deployment is None:
+            raise WriteError(f"{step.ref} does not exist (deleted meanwhile?)")
+        state = rollout(deployment)
+        elapsed = clock() - start
+        if state.ready:
+            if progress:
+                progress(f"{step.ref} is ready: {state.message} ({elapsed:.0f}s)")
+            return state.message
+        if state.failed:
+            raise WriteError(f"{step.ref} is not ready: {state.message}")
+        if elapsed >= limit:
+            why = conditions_text(deployment)
+            raise WriteError(f"{step.ref} not ready after {limit:g}s: {state.message}" + (f"; {why}" if why else "")
+                             + f" (kubectl -n {step.ref.namespace} describe deployment {step.ref.name})")
+        if progress and (state.message != said or clock() - said_at >= PROGRESS_EVERY):
+            progress(f"waiting for {step.ref}: {state.message} ({elapsed:.0f}s of at most {limit:g}s)")
+            said, said_at = state.message, clock()
+        sleep(max(0.0, min(interval, limit - elapsed)))
+        interval = min(interval * 2, MAX_POLL_INTERVAL)
+
+
 def apply_plan(api_client: ApiClient, plan: Plan, *, replan_scheduler: Replan | None = None,
-               timeout: Timeout = (5, 30)) -> ApplyResult:
-    """Write the plan's steps in order; stop at the first failure (see `ApplyResult`)."""
+               timeout: Timeout = (5, 30), wait: float = DEFAULT_WAIT, progress: Progress | None = None) -> ApplyResult:
+    """Do the plan's writes and waits in order; stop at the first failure (see `ApplyResult`)."""
     api = _Api(api_client, timeout)
     api.requests = 1  # the cluster was reached when the state was read: a failure now is a failed write
     result = ApplyResult()
-    writes = list(plan.writes)
+    writes = list(plan.todo)
     for index, step in enumerate(writes):
         try:
             if step.ref == SCHEDULER_CM and step.method is Method.REPLACE:
                 step = _replace_scheduler(api, step, replan_scheduler, result)
+            elif step.action is Action.WAIT:
+                _wait_ready(api, step, wait, progress)
             else:
+                if progress:
+                    progress(f"{step.action.value} {step.ref}")
                 _write(api, step)
         except WriteError as exc:
             result.failed = step

@@ -3,9 +3,10 @@
 The planner is pure: it gets the objects the writer read (`ClusterState`) and returns a `Plan`. The
 writer applies the steps in order and stops at the first failure, so the order is chosen to leave a
 cluster usable at every point: device ConfigMap, then the plugins, then node labels, and only then the
-scheduler config (after a backup of it), and last the scheduler restart. A step whose object already
-matches is `unchanged` and costs no write, which is what makes a rerun complete an interrupted install
-and a second install write nothing.
+scheduler config (after a backup of it), and last the scheduler restart; `install --webhook` appends
+the admission webhook after all that (`webhook.install_plan`: a readiness wait, then its configurations).
+A step whose object already matches is `unchanged` and costs no write, which is what makes a rerun
+complete an interrupted install and a second install write nothing.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ class Action(str, enum.Enum):
     RESTART = "restart"
     UNCHANGED = "unchanged"
     KEEP = "keep"  # exists and is not vgpuctl's: left alone
+    WAIT = "wait"  # no write: poll until the object is ready (the webhook Deployment before its configurations)
 
 
 class Method(str, enum.Enum):
@@ -78,6 +80,7 @@ class Method(str, enum.Enum):
     REPLACE = "replace"  # PUT with the resourceVersion that was read (optimistic concurrency)
     MERGE = "merge"  # JSON merge patch (node labels, the restart annotation)
     DELETE = "delete"
+    WAIT = "wait"  # GET until ready, with a deadline
     NONE = "none"
 
 
@@ -127,6 +130,11 @@ class Plan:
     @property
     def writes(self) -> tuple[Step, ...]:
         return tuple(s for s in self.steps if s.writes)
+
+    @property
+    def todo(self) -> tuple[Step, ...]:
+        """What the writer does, in order: the writes and the readiness waits between them."""
+        return tuple(s for s in self.steps if s.writes or s.action is Action.WAIT)
 
 
 @dataclass(frozen=True, slots=True)

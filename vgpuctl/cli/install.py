@@ -33,7 +33,7 @@ from vgpuctl.core.findings import ExitStatus, Severity
 from vgpuctl.core.install import ClusterState, InstallError, InstallOptions, Mode, Plan
 from vgpuctl.core.install.modes import fatal_combination
 from vgpuctl.core.install.plan import owned, replan_scheduler, replan_scheduler_uninstall
-from vgpuctl.core.install.selector import parse_selector
+from vgpuctl.core.install.selector import parse_nodes
 from vgpuctl.core.install.webhook import (
     CA_KEY,
     CERT_KEY,
@@ -350,7 +350,7 @@ def install_command(
     try:
         version = parse_version(volcano_version) if volcano_version else None
         if nodes is not None:
-            parse_selector(nodes)
+            parse_nodes(nodes)
     except VersionError as exc:
         raise UsageError(f"--volcano-version: {exc}") from None
     except InstallError as exc:

@@ -17,7 +17,7 @@ from vgpuctl.core.install import ClusterState, InstallError, InstallOptions, Mod
 from vgpuctl.core.install.devconf import plan_device_config, plan_device_config_removal
 from vgpuctl.core.install.plan import SCHEDULER_CM, Method
 from vgpuctl.core.install.plugins import choose_version, render_ascend, render_vgpu
-from vgpuctl.core.install.selector import parse_selector
+from vgpuctl.core.install.selector import parse_nodes as parse_selector
 from vgpuctl.core.versions import Version
 
 OLDEST = (1, 28)

@@ -54,7 +54,7 @@ from vgpuctl.core.install.schedconf import (
     plan_uninstall,
     registration_key,
 )
-from vgpuctl.core.install.selector import Selector, node_labels, parse_selector
+from vgpuctl.core.install.selector import Selector, node_labels, parse_nodes
 from vgpuctl.core.schedconf import DeviceshareArgs
 from vgpuctl.core.versions import NEWEST_VOLCANO, Version, VersionError, parse_version
 
@@ -428,7 +428,7 @@ def plan(state: ClusterState, options: InstallOptions, *, now: datetime) -> Plan
             step = create_only_step(obj, current) if obj["kind"] == "ConfigMap" else apply_step(obj, current)
             steps.append(step)
         if rendered.label_nodes and options.nodes:
-            steps += _label_steps(state, parse_selector(options.nodes), notes)
+            steps += _label_steps(state, parse_nodes(options.nodes), notes)
 
     sched = scheduler_step(cm, text, sched_edit, "after install")
     if sched.writes:

@@ -28,7 +28,7 @@ from typing import Any
 from vgpuctl.core import spec
 from vgpuctl.core.install.devconf import MANAGED_BY, MANAGER, configmap
 from vgpuctl.core.install.modes import InstallError, Mode
-from vgpuctl.core.install.selector import Requirement, Selector, node_labels, parse_selector
+from vgpuctl.core.install.selector import Requirement, Selector, node_labels, parse_nodes
 from vgpuctl.core.versions import (
     PluginRole,
     Version,
@@ -378,7 +378,7 @@ def render_plugin(choice: PluginChoice, nodes: str | None, device_configmap: str
     """The objects of `choice.mode`'s plugin, on the nodes `--nodes` selects (or the mode's default)."""
     mode = choice.mode
     if mode in (Mode.VGPU, Mode.GPUSHARE, Mode.GPUNUMBER):
-        selector = parse_selector(nodes or DEFAULT_GPU_NODES)
+        selector = parse_nodes(nodes or DEFAULT_GPU_NODES)
         objects = render_vgpu(choice.version, selector) if mode is Mode.VGPU else \
             render_gpushare(choice.version, selector, number=mode is Mode.GPUNUMBER)
         label = "vGPU" if mode is Mode.VGPU else mode.value
@@ -389,12 +389,12 @@ def render_plugin(choice: PluginChoice, nodes: str | None, device_configmap: str
         notes = () if nodes else (f"the Ascend plugin runs on nodes labelled {'='.join(ASCEND_NODE_LABEL)}; pass "
                                   "--nodes SELECTOR to have vgpuctl label them",)
         return RenderedPlugin(render_ascend(choice.version, device_configmap), notes, label_nodes=bool(nodes))
-    chosen = parse_selector(nodes) if nodes else None
+    chosen = parse_nodes(nodes) if nodes else None
     return RenderedPlugin(render_mindcluster(choice.version, chosen), _mindcluster_notes(chosen, cluster_nodes))
 
 
 def every_plugin_object() -> list[dict[str, Any]]:
     """Every object any mode may render (placeholder versions): what install and uninstall must read."""
-    selector = parse_selector("x")
+    selector = parse_nodes("x")
     return [*render_vgpu("v0", selector), *render_ascend("v0", spec.DEVICE_CONFIGMAP),
             *render_gpushare("v0", selector, number=False), *render_mindcluster("v0", None)]

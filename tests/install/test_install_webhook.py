@@ -174,6 +174,41 @@ def test_a_pair_about_to_expire_is_replaced_and_the_pods_roll(kube: StatefulClus
     assert leaf.not_valid_after_utc - datetime.now(timezone.utc) > timedelta(days=300)
 
 
+def test_new_certificates_are_trusted_next_to_the_old_ones_until_the_rollout_is_ready(kube: StatefulCluster,
+                                                                                      kubeconfig: str) -> None:
+    """Old pods serve the old certificate until the rollout replaces them: for that window the API server
+    must trust both CAs, or the fail-closed validating webhook refuses every GPU pod."""
+    assert install(kubeconfig).exit_code == 0
+    old_ca = certs.generate_ca()
+    put_secret(kube, old_ca, certs.issue_serving_cert(old_ca, certs.service_dns_names("vgpuctl-webhook", NS), days=5))
+    for kind in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"):
+        config = obj(kube, ADMISSION, kind, None, "vgpuctl-webhook")
+        for hook in config["webhooks"]:
+            hook["clientConfig"]["caBundle"] = certs.ca_bundle(old_ca)
+        kube.put(config)
+    seen: list[tuple[str, str, set[str]]] = []  # (method, path, CAs in the configurations) before each write
+
+    def trusted(_: StatefulCluster, request: Any) -> None:
+        seen.append((request.method, request.path, set(ca_bundles(kube))))
+
+    kube.before_write(trusted)
+    writes = len(kube.writes)
+    result = install(kubeconfig)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "both webhook configurations first trust the old and the new CA" in result.stdout
+    new_ca = secret_pem(kube, "ca.crt").decode()
+    secret_path = f"/api/v1/namespaces/{NS}/secrets/vgpuctl-webhook-tls"
+    assert kube.writes[writes:writes + 2] == [("PATCH", MUTATING), ("PATCH", VALIDATING)]  # the bridge comes first
+    at_secret_write = next(cas for method, path, cas in seen if path == secret_path)
+    (bundle,) = at_secret_write
+    pems = base64.b64decode(bundle).decode()
+    assert new_ca in pems and old_ca.cert_pem().decode() in pems
+    assert kube.events.index(("PATCH", secret_path)) < kube.events.index(("READY", DEPLOYMENT))
+    assert kube.writes[-2:] == [("PATCH", MUTATING), ("PATCH", VALIDATING)]  # then the new CA alone
+    assert ca_bundles(kube) == [base64.b64encode(new_ca.encode()).decode()] * 4
+    assert "Nothing to change" in install(kubeconfig).stdout
+
+
 def test_a_certificate_missing_a_service_name_is_replaced(kube: StatefulCluster, kubeconfig: str) -> None:
     ca = certs.generate_ca()
     put_secret(kube, ca, certs.issue_serving_cert(ca, ["vgpuctl-webhook"]))

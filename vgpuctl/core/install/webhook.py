@@ -323,10 +323,48 @@ def plan_webhook(state: ClusterState, options: WebhookOptions, *, device_config:
     if device_config is None and lay.device_config is not None:
         notes.append(f"no device ConfigMap found for Volcano: {lay.device_config} keeps the packaged default "
                      "(vGPU resource names, A30/A100 MIG geometries)")
+    secret_step = next((s for s in steps if s.ref == lay.secret), None)
+    bridge = _rotation_bridge(state, configs, options.tls.ca_crt) if secret_step and secret_step.writes else []
+    if bridge:
+        notes.append("new certificates: both webhook configurations first trust the old and the new CA, so the "
+                     "API server can call old and new pods during the rollout; the new CA alone follows once the "
+                     "Deployment is ready")
     if any(s.writes for s in configs):
         steps.append(Step(lay.deployment, Action.WAIT, Method.WAIT,
                           note="until its pods are ready; the webhook configurations are written only after"))
-    return steps + configs, notes
+    return bridge + steps + configs, notes
+
+
+def _rotation_bridge(state: ClusterState, configs: Sequence[Step], new_ca: str) -> list[Step]:
+    """With new certificates, pods serving the old certificate keep answering until the rollout replaces
+    them, and new pods answer with the new one. A caBundle holding only one CA would make the API server
+    reject the other pods' answers for that window, and the validating webhook fails closed: GPU pods
+    would be refused. So each configuration already in the cluster is first written with both CAs."""
+    bridge: list[Step] = []
+    for step in configs:
+        current = state.get(step.ref)
+        if step.body is None or current is None or not owned(current):
+            continue
+        old = {_unb64((h.get("clientConfig") or {}).get("caBundle")) for h in current.get("webhooks") or []
+               if isinstance(h, Mapping)}
+        old_pem = "".join(sorted(o for o in old if o and new_ca.strip() not in o))
+        if not old_pem:
+            continue  # no CA, or the new CA is already trusted
+        desired = copy.deepcopy(step.body)
+        for hook in desired.get("webhooks") or []:
+            hook.setdefault("clientConfig", {})["caBundle"] = _b64(new_ca.rstrip("\n") + "\n" + old_pem)
+        bridge.append(replace(redacted_step(desired, current),
+                              note="old and new CA during the rollout (new certificates)"))
+    return bridge
+
+
+def _unb64(value: Any) -> str:
+    if not isinstance(value, str):
+        return ""
+    try:
+        return base64.b64decode(value, validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        return ""
 
 
 def install_plan(state: ClusterState, options: InstallOptions, webhook: WebhookOptions | None, *,

@@ -98,3 +98,18 @@ def test_vnpu_mindcluster_rerun_writes_nothing_and_uninstall_removes_it(kube: St
     assert code in (0, 1), out
     for api_version, kind, namespace, name in MINDCLUSTER_OBJECTS:
         assert kube.get(api_version, kind, namespace, name) is None, name
+
+
+def test_device_plugin_version_takes_branch_tags_and_refuses_what_the_doctor_flags(kube: StatefulCluster,
+                                                                                  kubeconfig: str) -> None:
+    code, out = run("install", "--mode", "gpushare", "--device-plugin-version", "gpushare=master", "--dry-run",
+                    "--kubeconfig", kubeconfig)
+    assert code == 0, out
+    assert "gpushare device plugin master: --device-plugin-version" in out
+    assert "volcano-device-plugin:master" in out
+    code, out = run("install", "--mode", "gpushare", "--device-plugin-version", "v1 beta", "--kubeconfig", kubeconfig)
+    assert code == 2 and "gpushare=v1 beta: not an image tag" in out
+    code, out = run("install", "--mode", "vgpu", "--device-plugin-version", "v1.9.0", "--volcano-version", "v1.15.1",
+                    "--dry-run", "--kubeconfig", kubeconfig)
+    assert code == 3 and "writes 5-field register entries" in out, out  # refused against the cluster: 3
+    assert kube.writes == []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -72,6 +73,9 @@ RENEW_BEFORE = timedelta(days=30)
 CLOCK_SKEW = timedelta(minutes=5)
 
 
+_IMAGE_TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")  # the OCI distribution spec's tag grammar
+
+
 def _plugin_versions(values: list[str], modes: tuple[Mode, ...]) -> dict[Mode, str]:
     """`V` (every rendered plugin) or `MODE=V` (one), repeatable."""
     chosen: dict[Mode, str] = {}
@@ -86,10 +90,10 @@ def _plugin_versions(values: list[str], modes: tuple[Mode, ...]) -> dict[Mode, s
         else:
             chosen.update(dict.fromkeys(modes, value.strip()))
     for mode, version in chosen.items():
-        try:
-            parse_version(version)
-        except VersionError as exc:
-            raise UsageError(f"--device-plugin-version {mode.value}={version}: {exc}") from None
+        # An image tag: a release (v1.12.0) or a branch build (latest, master, main); the core checks it
+        # against the compatibility matrix and refuses what the doctor would flag.
+        if not _IMAGE_TAG.match(version):
+            raise UsageError(f"--device-plugin-version {mode.value}={version}: not an image tag (e.g. v1.12.0, latest)")
     return chosen
 
 

@@ -73,7 +73,7 @@ def review(
         names = {r for c in ctx.containers for r in (*c.limits, *c.requests)}
         # Every default is about a device resource (none is triggered by an annotation alone).
         if any(_maybe_device(n, ctx.names.vgpu_all) for n in names):
-            defaults.apply_defaults(ctx)
+            defaults.apply_defaults(ctx, names)
         if names & ctx.names.vgpu_all:
             vgpu.check(ctx)
         if names & ctx.names.vgpu_all or spec.NPU_CORE in names or any(n.startswith(_ASCEND) for n in names):

@@ -7,7 +7,7 @@ after these, on the defaulted view, so `allowed` is the verdict after the defaul
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Set
 from typing import Any
 
 from vgpuctl.core import spec
@@ -20,11 +20,16 @@ from vgpuctl.core.podrules.targets import as_list, as_mapping
 INFO, ERROR = Severity.INFO, Severity.ERROR
 
 
-def apply_defaults(ctx: PodContext) -> None:
+def apply_defaults(ctx: PodContext, names: Set[str] | None = None) -> None:
+    """`names`: every resource name in the pod's limits and requests, when the caller has them; each
+    default about one family is then skipped for pods without that family's resources."""
     request_to_limit(ctx)
-    vgpu_number(ctx)
-    ascend_count(ctx)
-    mindcluster_labels(ctx)
+    if names is None or names & ctx.names.vgpu_all:
+        vgpu_number(ctx)
+    if names is None or any(n.startswith(spec.ASCEND_RESOURCE_PREFIX) for n in names):
+        ascend_count(ctx)
+    if names is None or spec.NPU_CORE in names:
+        mindcluster_labels(ctx)
     scheduler_name(ctx)
 
 

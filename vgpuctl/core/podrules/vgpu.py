@@ -62,8 +62,10 @@ def _mode(ctx: PodContext) -> str | None:
 def _mixing(ctx: PodContext) -> None:
     """VGP008: gpushare and vGPU cannot be enabled together, so a pod mixing them never schedules."""
     n = ctx.names
-    vgpu = sorted({r for c in ctx.containers for r in (*c.limits, *c.requests) if r in n.vgpu_all})
     share = sorted({r for c in ctx.containers for r in (*c.limits, *c.requests) if r in n.gpushare_all})
+    if not share:
+        return
+    vgpu = sorted({r for c in ctx.containers for r in (*c.limits, *c.requests) if r in n.vgpu_all})
     if vgpu and share:
         ctx.emit("VGP008", ERROR, "spec.containers",
                  f"{ctx.pod_where()}: mixes gpushare ({', '.join(share)}) with vGPU ({', '.join(vgpu)}); "
@@ -216,11 +218,7 @@ def _resolution(ctx: PodContext, c: ContainerView, count: int | None, cores: int
     config = ctx.facts.device_config
     if mode == spec.VgpuMode.MIG.value and memory is not None and config is not None:
         request = mig_request_mib(config.nvidia, memory)
-        slices = []
-        for geometry in config.nvidia.known_mig_geometries:
-            fit = mig_fit_in_geometry(geometry, request)
-            if fit is not None and geometry.models:
-                slices.append(f"{fit.instance.name} ({fit.group.name}) on {geometry.models[0]}")
+        slices = _mig_slices(ctx, request)
         if slices:
             ctx.emit("VGP017", INFO, subject,
                      f"{where}: MIG request of {request} MiB per GPU gets " + "; ".join(slices))
@@ -228,6 +226,26 @@ def _resolution(ctx: PodContext, c: ContainerView, count: int | None, cores: int
         ctx.emit("VGP017", INFO, subject,
                  f"{where}: no {ctx.names.vgpu_memory}: {gpus} {'are' if (count or 0) > 1 else 'is'} booked with all "
                  f"of {'their' if (count or 0) > 1 else 'its'} memory")
+
+
+def _mig_slices(ctx: PodContext, request: int) -> tuple[str, ...]:
+    """Where a MIG request of `request` MiB lands on each known model, memoised per facts and request
+    (a handful of sizes recur across every MIG pod)."""
+    config = ctx.facts.device_config
+    assert config is not None
+    memo = ctx.facts.memo
+    key = ("mig-slices", request)
+    cached = memo.get(key)
+    if cached is None:
+        if len(memo) > 4096:
+            memo.clear()
+        slices = []
+        for geometry in config.nvidia.known_mig_geometries:
+            fit = mig_fit_in_geometry(geometry, request)
+            if fit is not None and geometry.models:
+                slices.append(f"{fit.instance.name} ({fit.group.name}) on {geometry.models[0]}")
+        cached = memo[key] = tuple(slices)
+    return tuple(cached)
 
 
 def eligible_devices(ctx: PodContext) -> list[GpuDevice] | None:

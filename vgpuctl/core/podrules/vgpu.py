@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.deviceconfig import mig_fit_in_geometry, mig_request_mib
@@ -126,13 +128,11 @@ def _memory(ctx: PodContext, c: ContainerView, mode: str | None) -> int | None:
         ctx.emit("VGP005", ERROR, subject, f"{where}: {n.vgpu_memory} {why}")
         return None
     if mode != spec.VgpuMode.MIG.value:
-        devices = eligible_devices(ctx)
-        if devices:
-            largest = max(d.memory for d in devices)
-            if w.value > largest:
-                ctx.emit("VGP005", ERROR, subject,
-                         f"{where}: {n.vgpu_memory}: {w.value} is more than any eligible GPU has "
-                         f"(largest: {largest}); no node fits")
+        largest = largest_eligible_memory(ctx)
+        if largest is not None and w.value > largest:
+            ctx.emit("VGP005", ERROR, subject,
+                     f"{where}: {n.vgpu_memory}: {w.value} is more than any eligible GPU has "
+                     f"(largest: {largest}); no node fits")
     return w.value
 
 
@@ -248,23 +248,36 @@ def _mig_slices(ctx: PodContext, request: int) -> tuple[str, ...]:
     return tuple(cached)
 
 
-def eligible_devices(ctx: PodContext) -> list[GpuDevice] | None:
+def eligible_devices(ctx: PodContext) -> tuple[GpuDevice, ...] | None:
     """GPUs the pod's type and UUID filters allow (None when the cluster's GPUs are unknown).
 
     Memoised per facts and filter: the doctor reviews 40,000 pods against 40,000 GPUs, and most pods
-    share the same (usually empty) filters.
+    share the same (usually empty) filters. The tuple is shared: never copied per review.
     """
     devices = ctx.facts.gpu_devices
     if devices is None:
         return None
-    key = ("eligible-gpus", *(str(ctx.annotations.get(k, "\0")) for k in _FILTER_ANNOTATIONS))
+    cached: tuple[GpuDevice, ...] = _memoised(ctx, "eligible-gpus", lambda: _eligible(ctx, devices))
+    return cached
+
+
+def largest_eligible_memory(ctx: PodContext) -> int | None:
+    """The most memory any GPU the pod's filters allow has (None: GPUs unknown or none allowed)."""
+    devices = eligible_devices(ctx)
+    if not devices:
+        return None
+    largest: int = _memoised(ctx, "largest-eligible", lambda: max(d.memory for d in devices))
+    return largest
+
+
+def _memoised(ctx: PodContext, what: str, compute: Callable[[], Any]) -> Any:
+    key = (what, *(str(ctx.annotations.get(k, "\0")) for k in _FILTER_ANNOTATIONS))
     memo = ctx.facts.memo
-    cached = memo.get(key)
-    if cached is None:
+    if key not in memo:
         if len(memo) > 4096:  # filters come from user annotations: bound what they can make us keep
             memo.clear()
-        cached = memo[key] = _eligible(ctx, devices)
-    return list(cached)
+        memo[key] = compute()
+    return memo[key]
 
 
 _FILTER_ANNOTATIONS = (spec.ANN_USE_GPUTYPE, spec.ANN_NOUSE_GPUTYPE, spec.ANN_USE_GPUUUID, spec.ANN_NOUSE_GPUUUID)
@@ -308,7 +321,7 @@ def _gputype(ctx: PodContext) -> None:
     devices = ctx.facts.gpu_devices
     if devices and (use_raw is not None or nouse_raw is not None) and not eligible_devices(ctx):
         key = spec.ANN_USE_GPUTYPE if use_raw is not None else spec.ANN_NOUSE_GPUTYPE
-        types = ", ".join(sorted({d.type for d in devices}))
+        types = _memoised(ctx, "gpu-types", lambda: ", ".join(sorted({d.type for d in devices})))
         ctx.emit("VGP010", WARNING, f"annotation/{key}",
                  f"{ctx.pod_where()}: {key}: {show(use_raw if use_raw is not None else nouse_raw)} leaves no "
                  f"GPU in the cluster (types: {types})")

@@ -9,7 +9,10 @@ from __future__ import annotations
 import enum
 import importlib
 import os
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -30,9 +33,17 @@ SERVE_EPILOG = """[bold]Examples[/bold]
   vgpuctl webhook serve --port 8443                      # local: self-signed pair, CA path on stderr
   vgpuctl webhook serve --cert /tls/tls.crt --key /tls/tls.key \\
       --device-config /etc/vgpuctl/device-config/device-config.yaml --volcano-version v1.15.1
+  # cluster-aware: watch nodes and bound pods (in-cluster account, or KUBECONFIG)
+  vgpuctl webhook serve --cluster-aware --device-config device-config.yaml
 
 Every option also reads VGPUCTL_<NAME> (VGPUCTL_DEVICE_CONFIG, VGPUCTL_TLS_CERT, VGPUCTL_TLS_KEY,
-VGPUCTL_SCHEDULER_NAMES, VGPUCTL_VOLCANO_VERSION, VGPUCTL_PRIVILEGED, VGPUCTL_MAX_BODY_BYTES).
+VGPUCTL_SCHEDULER_NAMES, VGPUCTL_VOLCANO_VERSION, VGPUCTL_PRIVILEGED, VGPUCTL_MAX_BODY_BYTES,
+VGPUCTL_CLUSTER_AWARE=true).
+
+--cluster-aware: /validate also denies pods no node could hold even when empty (more GPUs,
+memory or NPU cores than any node has) and warns when no node has room right now; /readyz
+is not ready until nodes and pods are first listed. It needs get/list/watch on nodes and
+pods: deploy/overlays/cluster-aware.
 """
 
 CERTS_EPILOG = """[bold]Examples[/bold]
@@ -75,6 +86,10 @@ def serve_command(
         None, "--privileged", help="Severity of VGP016 (privileged container with a device); default error."),
     max_body_bytes: int | None = typer.Option(
         None, "--max-body-bytes", metavar="N", help="Largest request body accepted (default 3 MiB)."),
+    cluster_aware: bool = typer.Option(
+        False, "--cluster-aware",
+        help="Watch nodes and bound pods (in-cluster account or kubeconfig): deny pods no node can ever hold, "
+        "warn when none has room now; not ready until the first sync."),
 ) -> None:
     """Serve POST /mutate and /validate (AdmissionReview v1), /healthz, /readyz and /metrics over TLS."""
     require_webhook_extra()
@@ -85,9 +100,11 @@ def serve_command(
         settings = build_settings(
             device_config=device_config, scheduler_names=scheduler_name, volcano_version=volcano_version,
             privileged=privileged.value if privileged else None, max_body_bytes=max_body_bytes,
-            cert_file=cert, key_file=key, env=os.environ)
+            cert_file=cert, key_file=key, cluster_aware=cluster_aware or None, env=os.environ)
     except SettingsError as exc:
         raise UsageError(str(exc)) from None
+    if settings.cluster_aware:
+        settings = replace(settings, cluster_watch=_cluster_watch_factory())
     for path in (settings.cert_file, settings.key_file):
         if path and not Path(path).is_file():
             raise UsageError(f"{path}: no such file")
@@ -97,6 +114,20 @@ def serve_command(
         load_device_config(settings.device_config_path)  # a bad config at start is a usage error, not a crash
     serve(settings, ServerOptions(host=host, port=port, workers=workers, threads=threads),
           announce=lambda message: typer.echo(f"vgpuctl: {message}", err=True))
+
+
+def _cluster_watch_factory() -> Callable[[Any], Any]:
+    """Check now that a cluster configuration loads (a usage error or exit 3 at start, not a worker that
+    never gets ready), and return what starts the watch in each worker, with its own client."""
+    from vgpuctl.kube.config import load_api_client
+    from vgpuctl.kube.watch import ClusterWatch
+
+    load_api_client().close()
+
+    def start_watch(sink: Any) -> ClusterWatch:
+        return ClusterWatch(load_api_client, sink)
+
+    return start_watch
 
 
 @guarded

@@ -70,7 +70,7 @@ WANTED_CONFIGMAPS: dict[str, tuple[str, ...]] = {
 }
 
 
-class _ReadError(Exception):
+class ReadError(Exception):
     def __init__(self, message: str, *, status: int | None = None, transport: bool = False,
                  connect: bool = False) -> None:
         super().__init__(message)
@@ -84,7 +84,7 @@ def _one_line(text: str, limit: int = 240) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _transport_message(exc: BaseException, host: str, read_timeout: float) -> str:
+def transport_message(exc: BaseException, host: str, read_timeout: float) -> str:
     reason: BaseException = getattr(exc, "reason", None) or exc
     if isinstance(reason, urllib3.exceptions.ReadTimeoutError):
         return f"no answer from {host} within {read_timeout:g}s (read timeout)"
@@ -101,7 +101,7 @@ def _transport_message(exc: BaseException, host: str, read_timeout: float) -> st
     return f"request to {host} failed: {type(reason).__name__}: {_one_line(str(reason), 160)}"
 
 
-def _status_message(status: int, reason: str, body: bytes) -> str:
+def status_message(status: int, reason: str, body: bytes) -> str:
     """`HTTP 403 Forbidden: <the API server's Status message>` (the body is a `kind: Status` when it can)."""
     detail = ""
     try:
@@ -114,7 +114,7 @@ def _status_message(status: int, reason: str, body: bytes) -> str:
     return _one_line(f"{head}: {detail}") if detail.strip() else head
 
 
-class _Client:
+class RawClient:
     """GET raw JSON through the kubernetes client's request machinery (auth, TLS, proxy, pool)."""
 
     def __init__(self, api_client: ApiClient, timeout: Timeout) -> None:
@@ -132,19 +132,19 @@ class _Client:
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             read_timeout = self.timeout[1] if isinstance(self.timeout, tuple) else self.timeout
             reason = getattr(exc, "reason", None) or exc
-            raise _ReadError(_transport_message(exc, self.host, read_timeout), transport=True,
+            raise ReadError(transport_message(exc, self.host, read_timeout), transport=True,
                              connect=isinstance(reason, urllib3.exceptions.ConnectTimeoutError)) from None
         except ApiException as exc:  # the client reports TLS failures this way, with status 0
-            raise _ReadError(f"TLS error talking to {self.host}: {_one_line(str(exc.reason), 160)}",
+            raise ReadError(f"TLS error talking to {self.host}: {_one_line(str(exc.reason), 160)}",
                               transport=True) from None
         if not 200 <= response.status <= 299:
-            raise _ReadError(_status_message(response.status, response.reason or "", body), status=response.status)
+            raise ReadError(status_message(response.status, response.reason or "", body), status=response.status)
         try:
             doc = orjson.loads(body)
         except orjson.JSONDecodeError as exc:
-            raise _ReadError(f"invalid JSON in the answer from {self.host}{path}: {exc}") from None
+            raise ReadError(f"invalid JSON in the answer from {self.host}{path}: {exc}") from None
         if not isinstance(doc, dict):
-            raise _ReadError(f"unexpected answer from {self.host}{path}: a JSON {type(doc).__name__}")
+            raise ReadError(f"unexpected answer from {self.host}{path}: a JSON {type(doc).__name__}")
         return doc
 
     def list_all(self, resource: _Resource, namespace: str | None, page_size: int,
@@ -162,7 +162,7 @@ class _Client:
             page = self.get(path, query)
             raw_items = page.get("items")
             if not isinstance(raw_items, list):
-                raise _ReadError(f"unexpected answer from {self.host}{path}: no items list "
+                raise ReadError(f"unexpected answer from {self.host}{path}: no items list "
                                   f"(kind {page.get('kind')!r})")
             for item in raw_items:
                 if isinstance(item, dict):
@@ -175,7 +175,7 @@ class _Client:
             if not next_token:
                 return items
             if next_token == token:
-                raise _ReadError(f"{self.host}{path} returned the same continue token twice")
+                raise ReadError(f"{self.host}{path} returned the same continue token twice")
             token = next_token
 
 
@@ -226,7 +226,7 @@ def read_cluster(
 ) -> LiveRead:
     """Nodes, Pods, DaemonSets and Deployments (all namespaces, or only `namespaces`), the ConfigMaps
     in `WANTED_CONFIGMAPS`, and the server's `gitVersion` — or `ClusterUnreachable`."""
-    client = _Client(api_client, timeout)
+    client = RawClient(api_client, timeout)
     problems: list[Finding] = []
     objects: list[dict[str, Any]] = []
     server_version: str | None = None
@@ -234,7 +234,7 @@ def read_cluster(
     try:
         version = client.get("/version").get("gitVersion")
         server_version = version if isinstance(version, str) and version else None
-    except _ReadError as exc:
+    except ReadError as exc:
         if exc.status == 401:
             raise ClusterUnreachable(f"the Kubernetes API at {client.host} rejected the credentials ({exc}); "
                                      "check the kubeconfig user or token") from None
@@ -258,7 +258,7 @@ def read_cluster(
         if progress:
             progress(plural, counts[plural])
 
-    gone: _ReadError | None = None  # once the server stops accepting connections, stop knocking
+    gone: ReadError | None = None  # once the server stops accepting connections, stop knocking
     for resource, namespace, names in _growing(plan):
         # filtered lists (ConfigMaps) count what is kept, once the page loop is done
         on_page = partial(count, resource.plural) if names is None else _ignore
@@ -266,7 +266,7 @@ def read_cluster(
             if gone is not None:
                 raise gone
             items = client.list_all(resource, namespace, page_size, on_page)
-        except _ReadError as exc:
+        except ReadError as exc:
             gone = exc if exc.connect else gone
             scope = f" in namespace {namespace}" if namespace else ""
             subject = f"list/{resource.plural}" + (f"/{namespace}" if namespace else "")
@@ -284,10 +284,10 @@ def read_cluster(
 
 def read_configmap(api_client: ApiClient, namespace: str, name: str, *, timeout: Timeout = (5, 30)) -> dict[str, Any]:
     """One ConfigMap as raw JSON (with apiVersion/kind); `ClusterUnreachable` for any failure, with the reason."""
-    client = _Client(api_client, timeout)
+    client = RawClient(api_client, timeout)
     try:
         doc = client.get(f"/api/v1/namespaces/{namespace}/configmaps/{name}")
-    except _ReadError as exc:
+    except ReadError as exc:
         raise ClusterUnreachable(f"cannot read configmap {namespace}/{name}: {exc}") from None
     doc.setdefault("apiVersion", "v1")
     doc.setdefault("kind", "ConfigMap")

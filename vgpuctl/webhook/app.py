@@ -6,6 +6,9 @@ It sits in the path of every GPU pod creation, so two rules shape it:
   answer (the validating path denies, the mutating path admits unchanged) and a logged error.
 - It never fails open by accident: the validating path allows only what `podrules.review` allows.
 
+With `cluster_aware`, the validating path judges with the facts of a watched cluster (`cluster.py`) once
+it has synced, and warns (never denies) when no node has room for a new pod right now.
+
 One JSON log line per review (uid, kind, namespace/name, operation, allowed, codes, duration).
 """
 
@@ -15,16 +18,18 @@ import datetime as dt
 import logging
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import orjson
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
+from vgpuctl.core.clusterview import ClusterView
 from vgpuctl.core.deviceconfig import DeviceConfig
 from vgpuctl.core.facts import ClusterFacts
-from vgpuctl.core.podrules import review
+from vgpuctl.core.podrules import Review, review
+from vgpuctl.webhook.cluster import ClusterState, fits_now, no_room_finding
 from vgpuctl.webhook.config_watch import DeviceConfigWatcher
 from vgpuctl.webhook.metrics import WebhookMetrics
 from vgpuctl.webhook.review import (
@@ -68,6 +73,13 @@ class _FactsCache:
     facts: ClusterFacts
 
 
+@dataclass(frozen=True)
+class _ClusterFactsCache:
+    view: ClusterView  # the view the facts came from
+    base: ClusterFacts
+    facts: ClusterFacts
+
+
 class WebhookState:
     """Everything a request reads besides its body: settings, the device config, TLS status, metrics."""
 
@@ -87,6 +99,13 @@ class WebhookState:
             self.certificate = CertificateMonitor(settings.cert_file, settings.key_file,
                                                   margin=dt.timedelta(days=settings.expiry_margin_days))
         self._facts = _FactsCache(None, self._make_facts(None))
+        self.cluster: ClusterState | None = None
+        self._cluster_facts: _ClusterFactsCache | None = None
+        if settings.cluster_aware:
+            self.cluster = ClusterState(
+                base_facts=self.facts, device_config=self.watcher.current if self.watcher else lambda: None,
+                volcano_version=settings.volcano_version, registry=self.metrics.registry,
+                poll_interval=max(settings.config_check_interval, 0.5))
 
     def _count_reload(self, ok: bool) -> None:
         self.metrics.config_reloads.labels("success" if ok else "failure").inc()
@@ -107,6 +126,22 @@ class WebhookState:
             self._facts = cached
         return cached.facts
 
+    def cluster_view(self) -> tuple[ClusterFacts, ClusterView] | None:
+        """The facts of the watched cluster and its view; None when not cluster-aware or not synced yet."""
+        published = self.cluster.published if self.cluster is not None else None
+        if published is None:
+            return None
+        view = published.view
+        base = self.facts()
+        cached = self._cluster_facts
+        if cached is None or cached.view is not view or cached.base is not base:
+            # The view was merged onto the base of its time; after a device-config reload (until the view
+            # is rebuilt) the node facts stay and the config is the current one. One facts value per pair,
+            # so its derived facts (largest GPU count, memories) are computed once, not per review.
+            facts = view.facts if view.base is base else replace(view.facts, device_config=base.device_config)
+            cached = self._cluster_facts = _ClusterFactsCache(view, base, facts)
+        return cached.facts, view
+
     def readiness(self) -> tuple[bool, dict[str, Any]]:
         checks: dict[str, Any] = {}
         ready = True
@@ -121,6 +156,9 @@ class WebhookState:
             state = self.watcher.check()
             ok = state.config is not None
             checks["deviceConfig"] = {"ok": ok, "path": self.watcher.path, "lastError": state.error}
+            ready = ready and ok
+        if self.cluster is not None:
+            ok, checks["clusterWatch"] = self.cluster.readiness()
             ready = ready and ok
         return ready, checks
 
@@ -138,6 +176,10 @@ def create_app(settings: Settings) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
     state = WebhookState(settings)
     app.extensions["vgpuctl"] = state
+    if state.cluster is not None:
+        # create_app runs in the serving process (gunicorn builds the app in each worker after the fork),
+        # so the watch threads start where they are used.
+        state.cluster.start(settings.cluster_watch)
 
     def admission(endpoint: Endpoint) -> Response:
         started = time.perf_counter()
@@ -181,12 +223,16 @@ def create_app(settings: Settings) -> Flask:
                     return ALLOW, "skipped"
                 decision = mutate_decision(verdict)
             else:
-                verdict = review(parsed.obj, facts, apply_defaults=False)
+                cluster = state.cluster_view()
+                judged = cluster[0] if cluster is not None else facts
+                verdict = review(parsed.obj, judged, apply_defaults=False)
                 if not verdict.checked:
                     return ALLOW, "skipped"
                 before = None
                 if parsed.operation == "UPDATE" and parsed.old_obj is not None:
-                    before = review(parsed.old_obj, facts, apply_defaults=False)
+                    before = review(parsed.old_obj, judged, apply_defaults=False)
+                if cluster is not None and verdict.allowed and parsed.is_pod and parsed.operation == "CREATE":
+                    verdict = _with_fits_now(parsed, verdict, cluster[1])
                 decision = validate_decision(verdict, before)
             for finding in verdict.findings:
                 state.metrics.finding(endpoint, finding.code, finding.severity.value)
@@ -194,6 +240,22 @@ def create_app(settings: Settings) -> Flask:
             log.exception("internal error reviewing uid=%s on /%s", parsed.uid, endpoint)
             return internal_error_decision(endpoint, exc), "error"
         return decision, "allowed" if decision.allowed else "denied"
+
+    def _with_fits_now(parsed: AdmissionRequest, verdict: Review, view: ClusterView) -> Review:
+        """Add the warning when no node has room for the pod now. A bug here must not deny a pod the rules
+        allow (the caller's error path would): it is logged and the pod goes on without the warning."""
+        assert state.cluster is not None and parsed.obj is not None
+        pod_spec = parsed.obj.get("spec")
+        if isinstance(pod_spec, dict) and pod_spec.get("nodeName"):
+            return verdict  # bound at creation: the scheduler never sees it
+        try:
+            answer = fits_now(parsed.obj, view)
+        except Exception:
+            log.exception("fits-now check failed for uid=%s; admitted without it", parsed.uid)
+            return verdict
+        state.cluster.metrics.fits_now_done(answer.outcome)
+        finding = no_room_finding(parsed.obj, answer)
+        return verdict if finding is None else replace(verdict, findings=(*verdict.findings, finding))
 
     @app.post("/mutate")
     def mutate() -> Response:

@@ -7,8 +7,8 @@ lets a Deployment set options without rewriting the container command.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vgpuctl.core import spec
@@ -38,6 +38,12 @@ class Settings:
     config_check_interval: float = 2.0
     # /readyz fails when the serving certificate expires within this many days.
     expiry_margin_days: int = DEFAULT_EXPIRY_MARGIN_DAYS
+    # Watch nodes and bound pods: cluster-aware rules and the fits-now warning on /validate.
+    cluster_aware: bool = False
+    # What starts that watch, given the app's cluster state (`webhook.cluster.WatchFactory`). The CLI
+    # passes one built on `vgpuctl.kube.watch` (the webhook package itself never imports the Kubernetes
+    # client); tests pass one aimed at a local API server. None with `cluster_aware`: nothing ever syncs.
+    cluster_watch: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
 
     def with_tls(self, cert_file: str, key_file: str) -> Settings:
         return replace(self, cert_file=cert_file, key_file=key_file)
@@ -45,6 +51,19 @@ class Settings:
 
 def _split_names(text: str) -> tuple[str, ...]:
     return tuple(n.strip() for n in text.split(",") if n.strip())
+
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+def _flag(text: str, name: str) -> bool:
+    value = text.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise SettingsError(f"{ENV_PREFIX}{name}: expected true or false, got {text!r}")
 
 
 def build_settings(
@@ -57,13 +76,15 @@ def build_settings(
     cert_file: str | None = None,
     key_file: str | None = None,
     config_check_interval: float | None = None,
+    cluster_aware: bool | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Settings:
     """Settings from flags (given here) falling back to `VGPUCTL_*` environment variables.
 
     Environment: VGPUCTL_DEVICE_CONFIG, VGPUCTL_SCHEDULER_NAMES (comma-separated),
     VGPUCTL_VOLCANO_VERSION, VGPUCTL_PRIVILEGED (error|warning), VGPUCTL_MAX_BODY_BYTES,
-    VGPUCTL_TLS_CERT, VGPUCTL_TLS_KEY, VGPUCTL_CONFIG_CHECK_INTERVAL.
+    VGPUCTL_TLS_CERT, VGPUCTL_TLS_KEY, VGPUCTL_CONFIG_CHECK_INTERVAL, VGPUCTL_CLUSTER_AWARE (true|false).
+    `cluster_aware=None` (flag not given) falls back to the environment.
     """
     env = env if env is not None else {}
 
@@ -93,6 +114,8 @@ def build_settings(
         raise SettingsError("the body size limit must be at least 1024 bytes")
     if check_interval < 0:
         raise SettingsError("the config check interval must not be negative")
+    aware = cluster_aware if cluster_aware is not None else _flag(pick(None, "CLUSTER_AWARE") or "false",
+                                                                  "CLUSTER_AWARE")
     cert = pick(cert_file, "TLS_CERT")
     key = pick(key_file, "TLS_KEY")
     if bool(cert) != bool(key):
@@ -106,4 +129,5 @@ def build_settings(
         cert_file=cert,
         key_file=key,
         config_check_interval=check_interval,
+        cluster_aware=aware,
     )

@@ -600,4 +600,28 @@ ENTRIES: tuple[CodeInfo, ...] = (
             """,
         severities=(ERROR, WARNING),
     ),
+    CodeInfo(
+        code="VGX004",
+        severity=WARNING,
+        family=CLUSTER,
+        title="no node has room for the pod right now (cluster-aware webhook)",
+        hint=(
+            "The pod is admitted and stays Pending until devices free up; run `vgpuctl why POD` to see, per "
+            "node, what is missing, or lower the request."
+        ),
+        doc="""
+            Only `vgpuctl webhook serve --cluster-aware` reports this, as an admission warning on
+            `/validate` (never a denial). The webhook keeps the nodes and their bound pods current
+            through a watch and replays Volcano's device filter (the `vgpuctl why` simulator) until a
+            node fits; when none does, the warning names the closest node and its first failing
+            check. A pod that could fit no node even in an empty cluster is denied instead, under the
+            pod rule's own code (VGP003, VGP005, VGP009, VGS003, VGA008).
+
+            The check ignores node locks, cordons, taints and node selectors, and takes every device
+            family as enabled, so it can only miss a warning, never invent one. While the watch has
+            not synced, or the check runs out of its per-request budget, nothing is said.
+
+            Evidence: V§4.4 (filter order), V§4.9, V§5, V§6, V§7.1.
+            """,
+    ),
 )

@@ -1,0 +1,218 @@
+"""A watched cluster as immutable values: derived node by node, merged into facts and a fit index.
+
+The cluster-aware webhook keeps the nodes and bound pods it watches. A change re-derives only the nodes
+it touched (`build_node_parts`: the cluster model's `build_snapshot` + `facts_from_snapshot` on just
+those nodes and their pods, exactly as `lint --snapshot` derives facts from a whole snapshot), and
+`assemble` merges every node's part into one `ClusterView`: the `ClusterFacts` the pod rules read and
+the `FitIndex` the "fits now" check walks. Nothing here is mutated after it is built, so request
+threads read a view without a lock while the next one is being built.
+
+The webhook watches nodes and pods only, not the scheduler's ConfigMap: which families `deviceshare`
+enables and its policy are unknown here, so the simulation turns every family on (a family the pod asks
+for and the scheduler has off is the doctor's VGC finding, not a capacity question) and uses the default
+device order, which decides where a pod goes but not whether it fits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from vgpuctl.core import spec
+from vgpuctl.core.cluster import NodeState, build_snapshot
+from vgpuctl.core.cluster.facts import facts_from_snapshot
+from vgpuctl.core.deviceconfig import DeviceConfig, default_device_config
+from vgpuctl.core.facts import AscendNode, ClusterFacts, GpushareNode, VgpuNode
+from vgpuctl.core.schedconf import DeviceshareArgs
+from vgpuctl.core.versions import Version
+from vgpuctl.core.why.anyfit import FitIndex, NodeSummary, build_index, summarize
+from vgpuctl.core.why.env import WhyEnv
+
+ALL_FAMILIES = DeviceshareArgs(gpu_sharing=True, gpu_number=True, vgpu=True, ascend_mindcluster=True,
+                               ascend_hami=True)
+DONE_PHASES = ("Succeeded", "Failed")  # pods Volcano no longer counts (core/cluster/build.py)
+# Where pod usage lives: allocation annotations (volcano.sh/vgpu-ids-new, volcano.sh/gpu-index,
+# hami.io/<CW>-devices-allocated, huawei.com/npu-core) and device resources (volcano.sh/…, huawei.com/…).
+_DEVICE_PREFIXES = ("volcano.sh/", "hami.io/", "huawei.com/")
+_RESOURCE_PREFIXES = ("volcano.sh/", "huawei.com/")
+_NOISE_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
+_EMPTY: Mapping[str, Any] = {}
+
+
+def _m(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else _EMPTY
+
+
+# ---- what to keep of a watched object ---------------------------------------------------------------
+
+def slim_node(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of a Node the cluster model reads (name, labels, annotations, capacity, allocatable).
+
+    A watched Node carries images, conditions and addresses too; 5,000 of them would cost the webhook
+    hundreds of MiB for nothing."""
+    meta = _m(obj.get("metadata"))
+    status = _m(obj.get("status"))
+    return {
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {k: meta[k] for k in ("name", "resourceVersion", "labels", "annotations") if k in meta},
+        "status": {k: status[k] for k in ("capacity", "allocatable") if k in status},
+    }
+
+
+def _containers(raw: Any) -> list[dict[str, Any]]:
+    if not isinstance(raw, list):
+        return []
+    return [{"name": c.get("name"), "resources": c.get("resources") or {}} for c in raw if isinstance(c, Mapping)]
+
+
+def _device_resources(containers: list[dict[str, Any]]) -> bool:
+    for c in containers:
+        resources = _m(c.get("resources"))
+        for kind in ("limits", "requests"):
+            if any(isinstance(k, str) and k.startswith(_RESOURCE_PREFIXES) for k in _m(resources.get(kind))):
+                return True
+    return False
+
+
+def slim_pod(obj: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A bound pod reduced to what usage and the simulator read, or None when it uses no device.
+
+    None also for a pod that is not bound or is Succeeded/Failed: Volcano counts neither."""
+    spec_ = _m(obj.get("spec"))
+    node = spec_.get("nodeName")
+    phase = _m(obj.get("status")).get("phase")
+    if not isinstance(node, str) or not node or phase in DONE_PHASES:
+        return None
+    meta = _m(obj.get("metadata"))
+    annotations = {k: v for k, v in _m(meta.get("annotations")).items() if k not in _NOISE_ANNOTATIONS}
+    containers = _containers(spec_.get("containers"))
+    inits = _containers(spec_.get("initContainers"))
+    relevant = any(isinstance(k, str) and k.startswith(_DEVICE_PREFIXES) for k in annotations)
+    if not relevant and not _device_resources(containers) and not _device_resources(inits):
+        return None
+    return {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {**{k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "labels") if k in meta},
+                     "annotations": annotations},
+        "spec": {"nodeName": node, "containers": containers, "initContainers": inits},
+        "status": {"phase": phase} if isinstance(phase, str) else {},
+    }
+
+
+def pod_key(obj: Mapping[str, Any]) -> str:
+    meta = _m(obj.get("metadata"))
+    return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}"
+
+
+# ---- per-node parts --------------------------------------------------------------------------------
+
+@dataclass
+class WatchedEnv(WhyEnv):
+    """A `WhyEnv` whose pod look-ups come from indexes kept per node: the base class indexes its flat pod
+    list on first use, ~0.2 s for 40,000 pods on every new view; here a view costs a dict merge."""
+
+    by_key: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    by_node: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
+
+    def pod(self, key: str) -> Mapping[str, Any] | None:
+        return self.by_key.get(key)
+
+    def pods_on(self, node: str) -> list[Mapping[str, Any]]:
+        # Only bound pods that are not Succeeded/Failed are kept (`slim_pod`): exactly what the base returns.
+        return list(self.by_node.get(node, _EMPTY).values())
+
+
+def simulation_env(config: DeviceConfig | None, volcano_version: Version | None, *,
+                   by_key: Mapping[str, Mapping[str, Any]] | None = None,
+                   by_node: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None) -> WatchedEnv:
+    """The simulator's settings for a watched cluster: every family on, no node locks (no clock)."""
+    return WatchedEnv(device_config=config or default_device_config(), deviceshare=ALL_FAMILIES,
+                      volcano_version=volcano_version, now=None, by_key=by_key or {}, by_node=by_node or {})
+
+
+def _factor_configmap(config: DeviceConfig) -> list[dict[str, Any]]:
+    """The model converts registered memory to MiB with gpuMemoryFactor, read from the device ConfigMap
+    among the objects; a watch has none, so a minimal one carries the factor of the config in use."""
+    factor = config.nvidia.memory_factor
+    if factor == 1:
+        return []
+    return [{"apiVersion": "v1", "kind": "ConfigMap",
+             "metadata": {"name": spec.DEVICE_CONFIGMAP, "namespace": spec.DEVICE_CONFIGMAP_NAMESPACE},
+             "data": {spec.DEVICE_CONFIG_KEY: f"nvidia:\n  gpuMemoryFactor: {factor}\n"}}]
+
+
+@dataclass(frozen=True, slots=True)
+class NodePart:
+    """One node's share of a view: its model (with usage), its facts and its fit summary."""
+
+    state: NodeState
+    facts: ClusterFacts
+    summary: NodeSummary
+    pods: Mapping[str, Mapping[str, Any]]  # ns/name → the bound pods counted on it (never mutated)
+
+
+def build_node_parts(nodes: Iterable[Mapping[str, Any]], pods_by_node: Mapping[str, Sequence[Mapping[str, Any]]],
+                     env: WhyEnv) -> dict[str, NodePart]:
+    """Parts of `nodes`, each with the usage of its pods in `pods_by_node`; `env` from `simulation_env`
+    (its pod indexes are not used here)."""
+    node_list = list(nodes)
+    names = [str(_m(n.get("metadata")).get("name") or "") for n in node_list]
+    pods = [p for name in names for p in pods_by_node.get(name, ())]
+    snapshot = build_snapshot([*_factor_configmap(env.device_config), *node_list, *pods],
+                              volcano_version=env.volcano_version)
+    parts: dict[str, NodePart] = {}
+    for state in snapshot.nodes:
+        facts = facts_from_snapshot(replace(snapshot, nodes=[state]), volcano_version=env.volcano_version)
+        mine = {pod_key(p): p for p in pods_by_node.get(state.name, ())}
+        parts[state.name] = NodePart(state, facts, summarize(state, env), mine)
+    return parts
+
+
+def merge_facts(parts: Iterable[ClusterFacts], base: ClusterFacts) -> ClusterFacts:
+    """`base` (device config, version, scheduler names) plus the node facts of every part, in order:
+    what `facts_from_snapshot` gives for the whole cluster, built from per-node pieces."""
+    vgpu: list[VgpuNode] = []
+    share: list[GpushareNode] = []
+    ascend: list[AscendNode] = []
+    npu_cores: list[int] = []
+    resources: set[str] = set()
+    per_chip: int | None = None
+    for f in parts:
+        vgpu.extend(f.vgpu_nodes or ())
+        share.extend(f.gpushare_nodes or ())
+        ascend.extend(f.ascend_nodes or ())
+        npu_cores.extend(f.npu_core_capacities or ())
+        per_chip = per_chip or f.cores_per_310p_chip
+        if f.node_resources:
+            resources.update(f.node_resources)
+    return replace(base, vgpu_nodes=tuple(vgpu), gpushare_nodes=tuple(share), ascend_nodes=tuple(ascend),
+                   npu_core_capacities=tuple(npu_cores), cores_per_310p_chip=per_chip,
+                   node_resources=frozenset(resources))
+
+
+@dataclass(frozen=True)
+class ClusterView:
+    """One consistent picture of the watched cluster."""
+
+    facts: ClusterFacts  # base facts + node facts: what cluster-aware pod rules read
+    index: FitIndex  # what the fits-now check walks
+    base: ClusterFacts  # the base the facts were merged onto (the webhook compares it with its current one)
+    nodes: int
+    pods: int
+
+
+def assemble(parts: Mapping[str, NodePart], base: ClusterFacts, config: DeviceConfig | None,
+             volcano_version: Version | None, *, pods: Mapping[str, Mapping[str, Any]] | None = None) -> ClusterView:
+    """Merge node parts (built with the same config and version) into a view. `pods`: every counted pod
+    by ns/name, when the caller keeps that index already (else it is merged from the parts)."""
+    ordered = [parts[name] for name in sorted(parts)]
+    if pods is None:
+        merged: dict[str, Mapping[str, Any]] = {}
+        for part in ordered:
+            merged.update(part.pods)
+        pods = merged
+    env = simulation_env(config, volcano_version, by_key=pods, by_node={p.state.name: p.pods for p in ordered})
+    index = build_index(((p.state, p.summary) for p in ordered), env)
+    counted = sum(len(p.pods) for p in ordered)
+    return ClusterView(merge_facts((p.facts for p in ordered), base), index, base, len(ordered), counted)

@@ -46,6 +46,16 @@ def test_serve_rejects_bad_input_with_exit_2(tmp_path: Path) -> None:
     assert code == 2 and str(bad) in err
 
 
+def test_serve_cluster_options(tmp_path: Path) -> None:
+    code, _, err = run("webhook", "serve", "--kubeconfig", str(tmp_path / "kc"))
+    assert code == 2 and "--kubeconfig/--context are for --cluster-aware" in err
+    code, _, err = run("webhook", "serve", "--cluster-aware", "--kubeconfig", str(tmp_path / "kc"))
+    assert code == 2 and f"--kubeconfig {tmp_path / 'kc'}: no such file" in err
+    (tmp_path / "kc").write_text("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n")
+    code, _, err = run("webhook", "serve", "--cluster-aware", "--kubeconfig", str(tmp_path / "kc"), "--context", "x")
+    assert code == 2 and "x" in err and "Traceback" not in err
+
+
 def test_without_the_webhook_extra_lint_works_and_serve_says_what_to_install(tmp_path: Path) -> None:
     """A plain `pip install vgpuctl` has no flask/gunicorn/cryptography: simulate that in a fresh interpreter."""
     script = (

@@ -17,6 +17,7 @@ from typing import Any
 import typer
 
 from vgpuctl.cli.env import fail, guarded, stdout
+from vgpuctl.cli.kubeopts import cluster_errors, context_option, kubeconfig_option
 from vgpuctl.core.findings import ExitStatus
 from vgpuctl.sources import UsageError
 
@@ -33,7 +34,7 @@ SERVE_EPILOG = """[bold]Examples[/bold]
   vgpuctl webhook serve --port 8443                      # local: self-signed pair, CA path on stderr
   vgpuctl webhook serve --cert /tls/tls.crt --key /tls/tls.key \\
       --device-config /etc/vgpuctl/device-config/device-config.yaml --volcano-version v1.15.1
-  # cluster-aware: watch nodes and bound pods (in-cluster account, or KUBECONFIG)
+  # cluster-aware: watch nodes and bound pods (in-cluster account, KUBECONFIG, or --kubeconfig/--context)
   vgpuctl webhook serve --cluster-aware --device-config device-config.yaml
 
 Every option also reads VGPUCTL_<NAME> (VGPUCTL_DEVICE_CONFIG, VGPUCTL_TLS_CERT, VGPUCTL_TLS_KEY,
@@ -90,6 +91,8 @@ def serve_command(
         False, "--cluster-aware",
         help="Watch nodes and bound pods (in-cluster account or kubeconfig): deny pods no node can ever hold, "
         "warn when none has room now; not ready until the first sync."),
+    kubeconfig: str | None = kubeconfig_option(),
+    context: str | None = context_option(),
 ) -> None:
     """Serve POST /mutate and /validate (AdmissionReview v1), /healthz, /readyz and /metrics over TLS."""
     require_webhook_extra()
@@ -103,8 +106,11 @@ def serve_command(
             cert_file=cert, key_file=key, cluster_aware=cluster_aware or None, env=os.environ)
     except SettingsError as exc:
         raise UsageError(str(exc)) from None
+    if (kubeconfig or context) and not settings.cluster_aware:
+        raise UsageError("--kubeconfig/--context are for --cluster-aware (the webhook reads no cluster otherwise)")
     if settings.cluster_aware:
-        settings = replace(settings, cluster_watch=_cluster_watch_factory())
+        with cluster_errors():
+            settings = replace(settings, cluster_watch=_cluster_watch_factory(kubeconfig, context))
     for path in (settings.cert_file, settings.key_file):
         if path and not Path(path).is_file():
             raise UsageError(f"{path}: no such file")
@@ -116,16 +122,16 @@ def serve_command(
           announce=lambda message: typer.echo(f"vgpuctl: {message}", err=True))
 
 
-def _cluster_watch_factory() -> Callable[[Any], Any]:
+def _cluster_watch_factory(kubeconfig: str | None, context: str | None) -> Callable[[Any], Any]:
     """Check now that a cluster configuration loads (a usage error or exit 3 at start, not a worker that
     never gets ready), and return what starts the watch in each worker, with its own client."""
     from vgpuctl.kube.config import load_api_client
     from vgpuctl.kube.watch import ClusterWatch
 
-    load_api_client().close()
+    load_api_client(kubeconfig, context).close()
 
     def start_watch(sink: Any) -> ClusterWatch:
-        return ClusterWatch(load_api_client, sink)
+        return ClusterWatch(lambda: load_api_client(kubeconfig, context), sink)
 
     return start_watch
 

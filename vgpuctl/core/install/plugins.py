@@ -126,6 +126,24 @@ _PRIVILEGED = {"privileged": True, "allowPrivilegeEscalation": True,
                "capabilities": {"drop": ["ALL"], "add": ["SYS_ADMIN"]}}
 
 
+_CRITICAL = {"key": "CriticalAddonsOnly", "operator": "Exists"}
+
+
+def _daemonset(name: str, labels: dict[str, str], service_account: str, pod_spec: dict[str, Any], *,
+               labelled: bool = False, rolling: bool = True) -> dict[str, Any]:
+    """A node-critical device-plugin DaemonSet in kube-system; `labelled`: its own metadata carries the
+    pod labels too (as upstream's Ascend manifest does)."""
+    daemonset_spec: dict[str, Any] = {"selector": {"matchLabels": labels}}
+    if rolling:
+        daemonset_spec["updateStrategy"] = {"type": "RollingUpdate"}
+    daemonset_spec["template"] = {
+        "metadata": {"labels": {**labels, MANAGED_BY: MANAGER}},
+        "spec": {"serviceAccountName": service_account, "priorityClassName": "system-node-critical", **pod_spec},
+    }
+    return {"apiVersion": "apps/v1", "kind": "DaemonSet",
+            "metadata": _meta(name, NAMESPACE, labels if labelled else None), "spec": daemonset_spec}
+
+
 def render_vgpu(version: str, selector: Selector) -> list[dict[str, Any]]:
     """volcano-vgpu-device-plugin: node config, RBAC, and the DaemonSet with its monitor (H§2.1)."""
     image = f"{VGPU_IMAGE}:{version}"
@@ -154,34 +172,21 @@ def render_vgpu(version: str, selector: Selector) -> list[dict[str, Any]]:
                          {"name": "hostvar", "mountPath": "/hostvar"},
                          {"name": "hosttmp", "mountPath": "/tmp"}],
     }
-    daemonset = {
-        "apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": _meta(VGPU_NAME, NAMESPACE),
-        "spec": {
-            "selector": {"matchLabels": labels},
-            "updateStrategy": {"type": "RollingUpdate"},
-            "template": {
-                "metadata": {"labels": {**labels, MANAGED_BY: MANAGER}},
-                "spec": {
-                    "serviceAccountName": VGPU_NAME,
-                    "priorityClassName": "system-node-critical",
-                    "affinity": selector.node_affinity(),
-                    "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"},
-                                    {"key": spec.GPU_MEMORY, "operator": "Exists", "effect": "NoSchedule"}],
-                    "containers": [plugin, monitor],
-                    "volumes": [
-                        {"name": "deviceconfig", "configMap": {"name": spec.VGPU_NODE_CONFIGMAP}},
-                        _host_path("device-plugin", "/var/lib/kubelet/device-plugins", "Directory"),
-                        _host_path("lib", "/usr/local/vgpu", "DirectoryOrCreate"),
-                        _host_path("hosttmp", "/tmp"),
-                        _host_path("dockers", "/run/docker"),
-                        _host_path("containerds", "/run/containerd"),
-                        _host_path("sysinfo", "/sys"),
-                        _host_path("hostvar", "/var"),
-                    ],
-                },
-            },
-        },
-    }
+    daemonset = _daemonset(VGPU_NAME, labels, VGPU_NAME, {
+        "affinity": selector.node_affinity(),
+        "tolerations": [_CRITICAL, {"key": spec.GPU_MEMORY, "operator": "Exists", "effect": "NoSchedule"}],
+        "containers": [plugin, monitor],
+        "volumes": [
+            {"name": "deviceconfig", "configMap": {"name": spec.VGPU_NODE_CONFIGMAP}},
+            _host_path("device-plugin", "/var/lib/kubelet/device-plugins", "Directory"),
+            _host_path("lib", "/usr/local/vgpu", "DirectoryOrCreate"),
+            _host_path("hosttmp", "/tmp"),
+            _host_path("dockers", "/run/docker"),
+            _host_path("containerds", "/run/containerd"),
+            _host_path("sysinfo", "/sys"),
+            _host_path("hostvar", "/var"),
+        ],
+    })
     rules = [
         {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "watch", "update", "patch"]},
         {"apiGroups": [""], "resources": ["nodes/status"], "verbs": ["patch"]},
@@ -219,27 +224,16 @@ def render_ascend(version: str, device_configmap: str) -> list[dict[str, Any]]:
             {"name": "node-config", "mountPath": "/node-config.yaml", "subPath": "node-config.yaml"},
         ],
     }
-    daemonset = {
-        "apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": _meta(ASCEND_DAEMONSET, NAMESPACE, labels),
-        "spec": {
-            "selector": {"matchLabels": labels},
-            "template": {
-                "metadata": {"labels": {**labels, MANAGED_BY: MANAGER}},
-                "spec": {
-                    "serviceAccountName": ASCEND_NAME,
-                    "priorityClassName": "system-node-critical",
-                    "nodeSelector": {ASCEND_NODE_LABEL[0]: ASCEND_NODE_LABEL[1]},
-                    "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"}],
-                    "containers": [container],
-                    "volumes": [
-                        *(_host_path(n, p) for n, p, _ in mounts),
-                        {"name": "device-config", "configMap": {"name": device_configmap}},
-                        {"name": "node-config", "configMap": {"name": spec.ASCEND_NODE_CONFIGMAP}},
-                    ],
-                },
-            },
-        },
-    }
+    daemonset = _daemonset(ASCEND_DAEMONSET, labels, ASCEND_NAME, {
+        "nodeSelector": {ASCEND_NODE_LABEL[0]: ASCEND_NODE_LABEL[1]},
+        "tolerations": [_CRITICAL],
+        "containers": [container],
+        "volumes": [
+            *(_host_path(n, p) for n, p, _ in mounts),
+            {"name": "device-config", "configMap": {"name": device_configmap}},
+            {"name": "node-config", "configMap": {"name": spec.ASCEND_NODE_CONFIGMAP}},
+        ],
+    }, labelled=True, rolling=False)
     rules = [
         {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "update", "watch", "patch"]},
         {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "update", "patch"]},
@@ -262,26 +256,13 @@ def render_gpushare(version: str, selector: Selector, *, number: bool) -> list[d
         "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
         "volumeMounts": [{"name": "device-plugin", "mountPath": "/var/lib/kubelet/device-plugins"}],
     }
-    daemonset = {
-        "apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": _meta(GPUSHARE_NAME, NAMESPACE),
-        "spec": {
-            "selector": {"matchLabels": labels},
-            "updateStrategy": {"type": "RollingUpdate"},
-            "template": {
-                "metadata": {"labels": {**labels, MANAGED_BY: MANAGER}},
-                "spec": {
-                    "serviceAccountName": GPUSHARE_NAME,
-                    "priorityClassName": "system-node-critical",
-                    "affinity": selector.node_affinity(),
-                    "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"},
-                                    *({"key": key, "operator": "Exists", "effect": "NoSchedule"}
-                                      for key in (spec.GPU_MEMORY, spec.GPU_NUMBER))],
-                    "containers": [container],
-                    "volumes": [_host_path("device-plugin", "/var/lib/kubelet/device-plugins")],
-                },
-            },
-        },
-    }
+    daemonset = _daemonset(GPUSHARE_NAME, labels, GPUSHARE_NAME, {
+        "affinity": selector.node_affinity(),
+        "tolerations": [_CRITICAL, *({"key": key, "operator": "Exists", "effect": "NoSchedule"}
+                                    for key in (spec.GPU_MEMORY, spec.GPU_NUMBER))],
+        "containers": [container],
+        "volumes": [_host_path("device-plugin", "/var/lib/kubelet/device-plugins")],
+    })
     # The plugin lists the pods of its node, updates their annotations, patches the node status (gpu-number)
     # and takes/releases the node lock with node updates (pkg/plugin/nvidia, pkg/util/nodelock.go).
     rules = [_rule("nodes", "get", "list", "watch", "update", "patch"), _rule("nodes/status", "patch"),
@@ -317,28 +298,15 @@ def render_mindcluster(version: str, nodes: Selector | None) -> list[dict[str, A
     # Atlas 200I SoC boards (servertype=soc) need MindCluster's 1usoc variant, which is not rendered.
     not_soc = Requirement("servertype", "NotIn", ("soc",))
     affinity = Selector(nodes.text if nodes else "", (not_soc, *(nodes.requirements if nodes else ()))).node_affinity()
-    daemonset = {
-        "apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": _meta(MINDCLUSTER_DAEMONSET, NAMESPACE),
-        "spec": {
-            "selector": {"matchLabels": labels},
-            "updateStrategy": {"type": "RollingUpdate"},
-            "template": {
-                "metadata": {"labels": {**labels, MANAGED_BY: MANAGER}},
-                "spec": {
-                    "serviceAccountName": MINDCLUSTER_SERVICE_ACCOUNT,
-                    "priorityClassName": "system-node-critical",
-                    "nodeSelector": {MINDCLUSTER_NODE_LABEL[0]: MINDCLUSTER_NODE_LABEL[1]},
-                    "affinity": affinity,
-                    "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"},
-                                    {"key": "huawei.com/Ascend310P", "operator": "Exists", "effect": "NoSchedule"},
-                                    {"key": "device-plugin", "operator": "Equal", "value": "v2",
-                                     "effect": "NoSchedule"}],
-                    "containers": [container],
-                    "volumes": [_host_path(n, p, kind) for n, p, _, kind in mounts],
-                },
-            },
-        },
-    }
+    daemonset = _daemonset(MINDCLUSTER_DAEMONSET, labels, MINDCLUSTER_SERVICE_ACCOUNT, {
+        "nodeSelector": {MINDCLUSTER_NODE_LABEL[0]: MINDCLUSTER_NODE_LABEL[1]},
+        "affinity": affinity,
+        "tolerations": [_CRITICAL,
+                        {"key": "huawei.com/Ascend310P", "operator": "Exists", "effect": "NoSchedule"},
+                        {"key": "device-plugin", "operator": "Equal", "value": "v2", "effect": "NoSchedule"}],
+        "containers": [container],
+        "volumes": [_host_path(n, p, kind) for n, p, _, kind in mounts],
+    })
     # It reads and annotates pods, labels and patches its node, writes mindx-dl-deviceinfo-<node> ConfigMaps
     # and events, and reads the kubelet's pod list through nodes/proxy.
     rules = [_rule("pods", "get", "list", "update", "watch", "patch"), _rule("nodes", "get", "patch"),

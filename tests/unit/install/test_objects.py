@@ -66,19 +66,6 @@ def test_objects_vgpuctl_owns_are_labelled() -> None:
             assert obj["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "vgpuctl", obj["metadata"]["name"]
 
 
-@pytest.mark.parametrize(("mode", "volcano", "expected"), [
-    (Mode.VGPU, Version(1, 12, 0), "v1.12.0"),
-    (Mode.VGPU, Version(1, 16, 0), "v1.12.0"),
-    (Mode.VGPU, Version(1, 11, 0), "v1.9.0"),
-    (Mode.VNPU_HAMI, Version(1, 15, 1), "v1.4.0"),
-    (Mode.VNPU_HAMI, Version(1, 14, 4), "v1.4.0"),
-    (Mode.VNPU_HAMI, Version(1, 15, 0), "v1.2.0"),
-    (Mode.VNPU_HAMI, Version(1, 14, 3), "v1.2.0"),
-])
-def test_plugin_version_follows_the_matrix(mode: Mode, volcano: Version, expected: str) -> None:
-    assert choose_version(mode, volcano, None).version == expected
-
-
 def test_an_ascend_override_the_volcano_form_cannot_serve_is_refused() -> None:
     with pytest.raises(InstallError, match="reads only the vnpus wrapper form"):
         choose_version(Mode.VNPU_HAMI, Version(1, 15, 0), "v1.4.0")

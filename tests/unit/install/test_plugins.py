@@ -225,9 +225,15 @@ def test_install_reads_every_object_it_may_render() -> None:
     (Mode.VNPU_MINDCLUSTER, Version(1, 14, 0), "v7.2.RC1"),
     (Mode.VNPU_MINDCLUSTER, Version(1, 16, 0), "v7.2.RC1"),
     (Mode.VGPU, Version(1, 15, 1), "v1.12.0"),
+    (Mode.VGPU, Version(1, 12, 0), "v1.12.0"),
+    (Mode.VGPU, Version(1, 16, 0), "v1.12.0"),
+    (Mode.VGPU, Version(1, 11, 0), "v1.9.0"),
+    (Mode.VNPU_HAMI, Version(1, 15, 1), "v1.4.0"),
+    (Mode.VNPU_HAMI, Version(1, 14, 4), "v1.4.0"),
     (Mode.VNPU_HAMI, Version(1, 15, 0), "v1.2.0"),
+    (Mode.VNPU_HAMI, Version(1, 14, 3), "v1.2.0"),
 ])
-def test_new_plugin_versions_follow_the_matrix(mode: Mode, volcano: Version, expected: str) -> None:
+def test_plugin_versions_follow_the_matrix(mode: Mode, volcano: Version, expected: str) -> None:
     choice = choose_version(mode, volcano, None)
     assert (choice.mode, choice.version) == (mode, expected)
     assert choice.reason == recommended_plugin(PluginRole(mode.value), volcano).reason

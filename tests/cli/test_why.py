@@ -84,3 +84,24 @@ def test_every_pod_of_the_healthy_example_is_explained(run) -> None:
         result = run("why", f"{meta['namespace']}/{meta['name']}", "--snapshot", HEALTHY, "-o", "json")
         assert result.exit_code in (0, 1)
         validate("why-report.schema.json", result.json())
+
+
+def test_snapshot_commands_never_import_the_kubernetes_client(tmp_path: Path) -> None:
+    """`--snapshot` reads a file: the client (~0.3 s of imports) is for live clusters only."""
+    import json
+    import subprocess
+    import sys
+
+    pod = tmp_path / "pod.json"
+    pod.write_text(json.dumps({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [
+        {"name": "c", "resources": {"limits": {"volcano.sh/vgpu-number": "1"}}}]}}))
+    code = ("import sys\nfrom vgpuctl.cli.app import app\n"
+            "for argv in (['why', '-f', sys.argv[1], '-o', 'json', '--snapshot', sys.argv[2]],\n"
+            "             ['nodes', '-o', 'json', '--snapshot', sys.argv[2]]):\n"
+            "    try:\n        app(argv, prog_name='vgpuctl')\n    except SystemExit as exc:\n"
+            "        assert exc.code in (0, 1), exc.code\n"
+            "leaked = sorted(m for m in sys.modules if m.split('.')[0] in ('kubernetes', 'urllib3'))\n"
+            "print('LEAKED', leaked, file=sys.stderr)\nsys.exit(1 if leaked else 0)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(pod), HEALTHY], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]

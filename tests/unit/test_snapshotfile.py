@@ -196,3 +196,55 @@ def test_missing_file_directory_and_broken_gzip(tmp_path: Path) -> None:
     truncated = gzip.compress(KUBECTL_LIST.encode())[:30]
     with pytest.raises(UsageError, match=r"c\.gz: not a valid gzip file"):
         load_snapshot(write(tmp_path, "c.gz", truncated))
+
+
+def test_gc_paused_restores_the_collector_and_freezes_only_large_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from vgpuctl import snapshotfile
+
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    with snapshotfile.gc_paused():
+        assert not gc.isenabled()
+        with snapshotfile.gc_paused():  # nested: the outer block decides
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+        data = [{"k": [i]} for i in range(1000)]
+    assert gc.isenabled() and gc.get_freeze_count() == frozen  # 1,000 objects: not worth freezing
+    with pytest.raises(ValueError), snapshotfile.gc_paused():
+        raise ValueError
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with snapshotfile.gc_paused():
+            pass
+        assert not gc.isenabled()  # a collector that was off stays off
+    finally:
+        gc.enable()
+    monkeypatch.setattr(snapshotfile, "FREEZE_THRESHOLD", 500)
+    try:
+        with snapshotfile.gc_paused():
+            more = [{"k": [i]} for i in range(1000)]  # counted net of frees: keep the first ones alive
+        assert gc.isenabled() and gc.get_freeze_count() > frozen
+    finally:
+        gc.unfreeze()
+    assert len(data) == len(more) == 1000
+
+
+def test_a_loaded_snapshot_is_the_same_with_the_collector_paused(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from vgpuctl import snapshotfile
+
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(yaml.safe_load(KUBECTL_LIST)))
+    monkeypatch.setattr(snapshotfile, "FREEZE_THRESHOLD", 1)
+    try:
+        data = load_snapshot(str(path))
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+    assert [o["kind"] for o in data.objects] == [o["kind"] for o in load_snapshot(str(path)).objects]
+    assert "Secret" not in [o["kind"] for o in data.objects]

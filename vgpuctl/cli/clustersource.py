@@ -25,23 +25,28 @@ class LoadedCluster:
 
 def load_cluster(snapshot_path: str | None, kubeconfig: str | None, context: str | None, *,
                  volcano_version: Version | None = None) -> LoadedCluster:
+    # A large cluster is millions of small objects: the cycle collector stays off while they are made.
+    from vgpuctl.snapshotfile import gc_paused
+
     if snapshot_path:
         from vgpuctl.snapshotfile import load_snapshot
 
-        data = load_snapshot(snapshot_path)
-        return LoadedCluster(build_snapshot(data.objects, data.server_version, volcano_version=volcano_version),
-                             "snapshot", [])
+        with gc_paused():
+            data = load_snapshot(snapshot_path)
+            snapshot = build_snapshot(data.objects, data.server_version, volcano_version=volcano_version)
+        return LoadedCluster(snapshot, "snapshot", [])
     from vgpuctl.kube.reader import read_cluster
 
-    with cluster_errors():
-        client = connect(kubeconfig, context)
-        progress = _Progress() if sys.stderr.isatty() else None
-        read = read_cluster(client, progress=progress)
-        if progress:
-            progress.done()
-    data = read.data
-    return LoadedCluster(build_snapshot(data.objects, data.server_version, volcano_version=volcano_version),
-                         "live", read.problems)
+    with gc_paused():
+        with cluster_errors():
+            client = connect(kubeconfig, context)
+            progress = _Progress() if sys.stderr.isatty() else None
+            read = read_cluster(client, progress=progress)
+            if progress:
+                progress.done()
+        data = read.data
+        snapshot = build_snapshot(data.objects, data.server_version, volcano_version=volcano_version)
+    return LoadedCluster(snapshot, "live", read.problems)
 
 
 class _Progress:

@@ -50,7 +50,7 @@ def why_command(
         version = parse_version(volcano_version) if volcano_version else None
     except VersionError as exc:
         raise UsageError(str(exc)) from None
-    manifest = _manifest(file, namespace) if file is not None else None
+    manifest: Mapping[str, Any] | None = _manifest(file, namespace) if file is not None else None
     loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version)
     if manifest is None:
         assert pod is not None
@@ -70,7 +70,8 @@ def why_command(
 
 
 def _key(pod: Mapping[str, Any]) -> tuple[str, str]:
-    meta = pod.get("metadata") if isinstance(pod.get("metadata"), dict) else {}
+    raw = pod.get("metadata")
+    meta: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
     return str(meta.get("namespace") or "default"), str(meta.get("name") or "")
 
 
@@ -86,7 +87,8 @@ def _manifest(path: str, namespace: str | None) -> dict[str, Any]:
             continue
         target = targets[0]
         meta = dict(target.metadata)
-        top = doc.obj.get("metadata") if isinstance(doc.obj.get("metadata"), Mapping) else {}
+        raw = doc.obj.get("metadata")
+        top: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
         meta.setdefault("name", top.get("name") or "what-if")
         meta.setdefault("namespace", namespace or top.get("namespace") or "default")
         return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": dict(target.spec)}

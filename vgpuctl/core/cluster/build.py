@@ -1,21 +1,31 @@
 """Build a `ClusterSnapshot` from plain Kubernetes objects (a snapshot file or a live read).
 
 One pass over the objects: partition by kind, find the device config Volcano really reads (through the
-scheduler's `deviceshare` arguments), decode every node's registration into devices, then add the usage
-of every pod bound to a node that is not Succeeded/Failed. Decoding problems become node findings with
-the codec's finding code; nothing here raises on malformed objects.
+scheduler's `deviceshare` arguments), and hand each node the pods bound to it that are not
+Succeeded/Failed. A node's registration is decoded into devices, and those pods' usage added, the first
+time the node's devices are read (`NodeState.deferred`): the result is the same as decoding every node up
+front, but a command that looks at a few nodes, or at none of their devices, does not pay for all of
+them. Decoding problems become node findings with the codec's finding code; nothing here raises on
+malformed objects.
+
+Well-formed annotations — what the device plugin and Volcano write — take a direct path (one regular
+expression); anything else goes through the codecs, which say what is wrong with it. Both give the same
+devices and usage (tests/unit/test_cluster_build_fast.py checks that on generated annotations).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
+from typing import Any, Final
 
 from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
-from vgpuctl.core.cluster.model import ClusterSnapshot, DeviceState, NodeState
+from vgpuctl.core.cluster.model import ClusterSnapshot, DeviceState, NodeState, RegisterStatus
 from vgpuctl.core.codecs import (
     CodecProblem,
+    MigSlot,
     decode_ascend_allocations,
     decode_ascend_register,
     decode_gpu_index,
@@ -24,6 +34,7 @@ from vgpuctl.core.codecs import (
     decode_vgpu_ids,
     decode_vgpu_register,
 )
+from vgpuctl.core.codecs._common import go_parse_bool
 from vgpuctl.core.deviceconfig import (
     DeviceConfig,
     DeviceConfigDocumentError,
@@ -42,6 +53,20 @@ _DONE_PHASES = ("Succeeded", "Failed")
 # No real node has more; a garbage capacity must not make us build millions of devices.
 MAX_DEVICES_PER_NODE = 1024
 _ALLOCATED_SUFFIX = "-devices-allocated"
+_MIG: Final = spec.VgpuMode.MIG.value
+_HAMI_CORE: Final = spec.VgpuMode.HAMI_CORE.value
+
+# A register annotation entry as the device plugin writes it: `<uuid>,<count>,<devmem>,<type>,<health>,<mode>:`,
+# six fields, a non-empty UUID, integers, a Go bool. With positive integers, an NVIDIA type and UUIDs seen once,
+# an annotation made of nothing else raises no codec problem under either format rule (`fast_register`).
+_REGISTER_ENTRY = re.compile(r"([^,:]+),([0-9]{1,18}),([0-9]{1,18}),([^,:]*),"
+                             r"(1|t|T|TRUE|true|True|0|f|F|FALSE|false|False),([^,:]*):")
+# `volcano.sh/vgpu-ids-new` as Volcano writes it: `<uuid>,<type>,<mem>,<cores>:` per device, containers joined
+# by `;`; no MIG id (no brackets), int32-safe numbers. Anything else goes through the codec.
+_VGPU_ID = r"[^,:;\[\]]+,[^,:;]*,[0-9]{1,9},[0-9]{1,9}:"
+_VGPU_IDS_WHOLE = re.compile(f"(?:{_VGPU_ID}|;)*")
+_VGPU_IDS_ENTRY = re.compile(r"([^,:;\[\]]+),[^,:;]*,([0-9]+),([0-9]+):")
+_VGPU_IDS_ONE = re.compile(r"([^,:;\[\]]+),[^,:;]*,([0-9]{1,9}),([0-9]{1,9}):")  # one device, the usual case
 
 
 def _m(value: Any) -> Mapping[str, Any]:
@@ -72,12 +97,16 @@ def build_snapshot(
     configmaps: dict[tuple[str, str], Mapping[str, Any]] = {}
     daemonsets: list[Mapping[str, Any]] = []
     deployments: list[Mapping[str, Any]] = []
+    bound: dict[str, list[Mapping[str, Any]]] = {}  # node name → its pods that are not Succeeded/Failed
     for obj in objects:
         if not isinstance(obj, dict):
             continue
         kind = obj.get("kind")
         if kind == "Pod":
             pods.append(obj)
+            node_name = _m(obj.get("spec")).get("nodeName")
+            if isinstance(node_name, str) and _m(obj.get("status")).get("phase") not in _DONE_PHASES:
+                bound.setdefault(node_name, []).append(obj)
         elif kind == "Node":
             nodes.append(obj)
         elif kind == "ConfigMap":
@@ -95,10 +124,11 @@ def build_snapshot(
     six = volcano_version is None or requires_six_field_register(volcano_version)
     factor = device_config.nvidia.memory_factor
 
-    states = [_node_state(obj, factor, six) for obj in nodes]
-    by_name = {n.name: n for n in states}
-    for pod in pods:
-        _add_usage(pod, by_name, factor)
+    names = [_node_name(obj) for obj in nodes]
+    last = {name: i for i, name in enumerate(names)}  # two nodes of one name: the pods count on the last one
+    states = [NodeState.deferred(name, obj, partial(_decode_node, factor, six,
+                                                    bound.get(name, ()) if last[name] == i else ()))
+              for i, (name, obj) in enumerate(zip(names, nodes, strict=True))]
     return ClusterSnapshot(
         nodes=states, pods=pods, configmaps=configmaps, daemonsets=daemonsets, deployments=deployments,
         server_version=server_version, scheduler_conf=scheduler_conf, deviceshare=args,
@@ -143,29 +173,63 @@ def _device_config(configmaps: Mapping[tuple[str, str], Mapping[str, Any]], name
     return parsed.config, f"configmap {namespace}/{name}"
 
 
-def _node_state(obj: Mapping[str, Any], factor: int, six_fields: bool) -> NodeState:
-    meta = _m(obj.get("metadata"))
-    name = meta.get("name") if isinstance(meta.get("name"), str) else ""
-    node = NodeState(name=str(name), obj=obj)
-    annotations = _m(meta.get("annotations"))
+def _node_name(obj: Mapping[str, Any]) -> str:
+    name = _m(obj.get("metadata")).get("name")
+    return name if isinstance(name, str) else ""
+
+
+def _decode_node(factor: int, six_fields: bool, pods: Sequence[Mapping[str, Any]], node: NodeState) -> None:
+    """Fill in `node` (fresh, same name and object): its devices, then the usage of the pods bound to it."""
+    annotations = node.annotations
     subject = f"node/{node.name}"
     register = annotations.get(spec.NODE_VGPU_REGISTER)
     if register is not None:
-        decoded = decode_vgpu_register(register, volcano_six_fields=six_fields)
-        node.findings.extend(_finding(p, subject) for p in decoded.problems)
-        if decoded.devices:
-            node.families.append(spec.Family.VGPU)
-            for index, device in enumerate(decoded.devices):
-                node.devices.append(DeviceState(
-                    id=device.uuid, index=index, family=spec.Family.VGPU, type=device.type, mode=device.mode,
-                    health=device.health, memory_total=device.memory * factor, cores_total=100,
-                    slots_total=device.split,
-                ))
-            node.mode = decoded.devices[-1].mode  # Volcano: the node takes the last device's mode
+        _vgpu(node, register, factor, six_fields, subject)
     _gpushare(node)
     _ascend(node, annotations, subject)
     _mindcluster(node)
-    return node
+    if pods and node.devices:
+        _add_usage(node, pods, factor)
+
+
+def _vgpu(node: NodeState, register: Any, factor: int, six_fields: bool, subject: str) -> None:
+    entries = fast_register(register)
+    if entries is not None:
+        node.remember_register(RegisterStatus(six_fields, True, None))
+    else:
+        decoded = decode_vgpu_register(register, volcano_six_fields=six_fields)
+        node.remember_register(RegisterStatus(six_fields, decoded.node_usable,
+                                              decoded.problems[0].message if decoded.problems else None))
+        node.findings.extend(_finding(p, subject) for p in decoded.problems)
+        entries = [(d.uuid, d.split, d.memory, d.type, d.health, d.mode) for d in decoded.devices]
+    if not entries:
+        return
+    node.families.append(spec.Family.VGPU)
+    vgpu = spec.Family.VGPU
+    for index, (uuid, split, memory, type_, health, mode) in enumerate(entries):
+        # id, index, family, type, mode, health, memory_total, cores_total, slots_total
+        node.devices.append(DeviceState(uuid, index, vgpu, type_, mode, health, memory * factor, 100, split))
+    node.mode = entries[-1][5]  # Volcano: the node takes the last device's mode
+
+
+def fast_register(value: Any) -> list[tuple[str, int, int, str, bool, str]] | None:
+    """The GPUs of a well-formed register annotation — (uuid, count, devmem, type, health, mode) as
+    `decode_vgpu_register` gives them, which would report no problem — or None: use the codec."""
+    if not isinstance(value, str):
+        return None
+    entries = []
+    seen: set[str] = set()
+    covered = 0
+    for uuid, count, memory, type_, health, mode in _REGISTER_ENTRY.findall(value):
+        covered += len(uuid) + len(count) + len(memory) + len(type_) + len(health) + len(mode) + 6
+        split, devmem = int(count), int(memory)
+        if split <= 0 or devmem <= 0 or uuid in seen or "NVIDIA" not in type_:
+            return None
+        seen.add(uuid)
+        entries.append((uuid, split, devmem, type_, go_parse_bool(health) is True,
+                        _MIG if mode == _MIG else _HAMI_CORE))
+    # The matches never overlap, so covering the whole length means the value is those entries and nothing else.
+    return entries if entries and covered == len(value) else None
 
 
 def _gpushare(node: NodeState) -> None:
@@ -220,38 +284,54 @@ def _mindcluster(node: NodeState) -> None:
         ))
 
 
-def _add_usage(pod: Mapping[str, Any], nodes: Mapping[str, NodeState], factor: int) -> None:
-    spec_ = _m(pod.get("spec"))
-    node = nodes.get(spec_.get("nodeName"))  # type: ignore[arg-type]
-    if node is None or not node.devices or _m(pod.get("status")).get("phase") in _DONE_PHASES:
-        return
-    meta = _m(pod.get("metadata"))
-    annotations = _m(meta.get("annotations"))
-    pod_name = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
-    ids = annotations.get(spec.ANN_VGPU_IDS_NEW)
-    if ids is not None:
-        devices = {d.id: d for d in node.devices if d.family is spec.Family.VGPU}
-        for container in decode_vgpu_ids(ids).containers:
-            for alloc in container:
-                device = devices.get(alloc.uuid)
+def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], factor: int) -> None:
+    """Book the allocation annotations of `pods` (bound to `node`, not finished, in snapshot order)."""
+    vgpus = {d.id: d for d in node.devices if d.family is spec.Family.VGPU}
+    cards = {d.index: d for d in node.devices if d.family is spec.Family.GPUSHARE}
+    npus = {d.id: d for d in node.devices if d.family is spec.Family.ASCEND_HAMI}
+    chips = ({d.index: d for d in node.devices if d.family is spec.Family.ASCEND_MINDCLUSTER}
+             if spec.Family.ASCEND_MINDCLUSTER in node.families else None)
+    for pod in pods:
+        meta = _m(pod.get("metadata"))
+        annotations = meta.get("annotations")
+        if not isinstance(annotations, dict) or not annotations:
+            continue  # nothing booked
+        pod_name = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+        ids = annotations.get(spec.ANN_VGPU_IDS_NEW) if vgpus else None
+        if ids is not None:
+            for uuid, mig, memory, cores in vgpu_allocations(ids):
+                device = vgpus.get(uuid)
                 if device is None:
                     continue  # a UUID not on this node: the doctor's VGX002
-                device.memory_used += alloc.memory * factor
-                device.cores_used += alloc.cores
+                device.memory_used += memory * factor
+                device.cores_used += cores
                 device.slots_used += 1
-                if alloc.mig is not None:
-                    device.slices.append(f"{alloc.mig.group}-{alloc.mig.position}")
+                if mig is not None:
+                    device.slices.append(f"{mig.group}-{mig.position}")
                 if pod_name not in device.pods:
                     device.pods.append(pod_name)
-    index = annotations.get(spec.ANN_GPU_INDEX)
-    if index is not None:
-        _gpushare_usage(node, pod_name, spec_, decode_gpu_index(index).indexes)
-    for key, value in annotations.items():
-        if isinstance(key, str) and key.startswith("hami.io/") and key.endswith(_ALLOCATED_SUFFIX):
-            _ascend_usage(node, pod_name, value)
-    npu = annotations.get(spec.ANN_NPU_CORE)
-    if npu is not None and spec.Family.ASCEND_MINDCLUSTER in node.families:
-        _mindcluster_usage(node, pod_name, npu)
+        index = annotations.get(spec.ANN_GPU_INDEX) if cards else None
+        if index is not None:
+            _gpushare_usage(cards, pod_name, _m(pod.get("spec")), decode_gpu_index(index).indexes)
+        if npus:
+            for key, value in annotations.items():
+                if isinstance(key, str) and key.startswith("hami.io/") and key.endswith(_ALLOCATED_SUFFIX):
+                    _ascend_usage(npus, pod_name, value)
+        npu = annotations.get(spec.ANN_NPU_CORE) if chips is not None else None
+        if npu is not None and chips is not None:
+            _mindcluster_usage(chips, pod_name, npu)
+
+
+def vgpu_allocations(value: Any) -> list[tuple[str, MigSlot | None, int, int]]:
+    """(uuid, MIG slot, memory, cores) per device of a `vgpu-ids-new` value, in order, as `decode_vgpu_ids`
+    reads them (its problems aside: the doctor reports those)."""
+    if isinstance(value, str):
+        one = _VGPU_IDS_ONE.fullmatch(value)
+        if one is not None:
+            return [(one[1], None, int(one[2]), int(one[3]))]
+        if _VGPU_IDS_WHOLE.fullmatch(value) is not None:
+            return [(uuid, None, int(memory), int(cores)) for uuid, memory, cores in _VGPU_IDS_ENTRY.findall(value)]
+    return [(a.uuid, a.mig, a.memory, a.cores) for container in decode_vgpu_ids(value).containers for a in container]
 
 
 def _pod_total(spec_: Mapping[str, Any], resource: str) -> int:
@@ -263,8 +343,8 @@ def _pod_total(spec_: Mapping[str, Any], resource: str) -> int:
     return max(sum(limit(c) for c in containers or []), max((limit(c) for c in inits or []), default=0))
 
 
-def _gpushare_usage(node: NodeState, pod_name: str, spec_: Mapping[str, Any], indexes: tuple[int, ...]) -> None:
-    cards = {d.index: d for d in node.devices if d.family is spec.Family.GPUSHARE}
+def _gpushare_usage(cards: Mapping[int, DeviceState], pod_name: str, spec_: Mapping[str, Any],
+                    indexes: tuple[int, ...]) -> None:
     memory = _pod_total(spec_, spec.GPU_MEMORY)
     for i in indexes:
         card = cards.get(i)
@@ -275,8 +355,7 @@ def _gpushare_usage(node: NodeState, pod_name: str, spec_: Mapping[str, Any], in
             card.pods.append(pod_name)
 
 
-def _ascend_usage(node: NodeState, pod_name: str, value: Any) -> None:
-    devices = {d.id: d for d in node.devices if d.family is spec.Family.ASCEND_HAMI}
+def _ascend_usage(devices: Mapping[str, DeviceState], pod_name: str, value: Any) -> None:
     for container in decode_ascend_allocations(value).containers:
         for alloc in container:
             device = devices.get(alloc.uuid)
@@ -289,9 +368,8 @@ def _ascend_usage(node: NodeState, pod_name: str, value: Any) -> None:
                 device.pods.append(pod_name)
 
 
-def _mindcluster_usage(node: NodeState, pod_name: str, value: Any) -> None:
+def _mindcluster_usage(chips: Mapping[int, DeviceState], pod_name: str, value: Any) -> None:
     decoded = decode_npu_core(value)
-    chips = {d.index: d for d in node.devices if d.family is spec.Family.ASCEND_MINDCLUSTER}
     for chip_id in decoded.chips:
         chip = chips.get(chip_id)
         if chip is None:

@@ -8,14 +8,16 @@ Succeeded/Failed (SPEC §3, `nodes`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from vgpuctl.core.codecs.vgpu_register import decode_vgpu_register
 from vgpuctl.core.deviceconfig import DeviceConfig
 from vgpuctl.core.findings import Finding
 from vgpuctl.core.schedconf import DeviceshareArgs, SchedulerConf
-from vgpuctl.core.spec import Family
+from vgpuctl.core.spec import NODE_VGPU_REGISTER, Family
 
 
 @dataclass(slots=True)
@@ -46,14 +48,112 @@ class DeviceState:
         }
 
 
-@dataclass(slots=True)
 class NodeState:
-    name: str
-    obj: Mapping[str, Any]
-    families: list[Family] = field(default_factory=list)
-    mode: str | None = None
-    devices: list[DeviceState] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    """One node: its object, and the devices decoded from it with the usage of the pods bound to it.
+
+    `build_snapshot` makes nodes whose decoding is deferred: `families`, `mode`, `devices` and `findings`
+    are computed on first access (exactly as an eager build would have them), so a command that never
+    looks at a node's devices — `why` for a family the scheduler has switched off, `nodes NAME` — does not
+    pay for decoding every node of a large cluster. A node made directly (`NodeState(name, obj, …)`) holds
+    what it is given.
+    """
+
+    __slots__ = ("_devices", "_families", "_findings", "_mode", "_pending", "_register", "name", "obj")
+    __match_args__ = ("name", "obj", "families", "mode", "devices", "findings")
+
+    def __init__(self, name: str, obj: Mapping[str, Any], families: list[Family] | None = None,
+                 mode: str | None = None, devices: list[DeviceState] | None = None,
+                 findings: list[Finding] | None = None) -> None:
+        self.name = name
+        self.obj = obj
+        self._families: list[Family] = families if families is not None else []
+        self._mode = mode
+        self._devices: list[DeviceState] = devices if devices is not None else []
+        self._findings: list[Finding] = findings if findings is not None else []
+        self._pending: Callable[[NodeState], None] | None = None
+        self._register: RegisterStatus | None = None
+
+    @classmethod
+    def deferred(cls, name: str, obj: Mapping[str, Any], decode: Callable[[NodeState], None]) -> NodeState:
+        """A node whose devices `decode` fills in (on an eager `NodeState` of the same name and object) the
+        first time anything decoded is read."""
+        node = cls(name, obj)
+        node._pending = decode
+        return node
+
+    @property
+    def decoded(self) -> bool:
+        """Whether the devices are there already (always, for a node made directly)."""
+        return self._pending is None
+
+    def _ready(self) -> None:
+        if self._pending is None:
+            return
+        with _DECODE_LOCK:  # two threads reading the same node must not see half a decode
+            decode = self._pending
+            if decode is None:
+                return
+            scratch = NodeState(self.name, self.obj)
+            decode(scratch)
+            self._families, self._mode = scratch._families, scratch._mode
+            self._devices, self._findings = scratch._devices, scratch._findings
+            self._register = scratch._register
+            self._pending = None
+
+    @property
+    def families(self) -> list[Family]:
+        self._ready()
+        return self._families
+
+    @families.setter
+    def families(self, value: list[Family]) -> None:
+        self._ready()
+        self._families = value
+
+    @property
+    def mode(self) -> str | None:
+        self._ready()
+        return self._mode
+
+    @mode.setter
+    def mode(self, value: str | None) -> None:
+        self._ready()
+        self._mode = value
+
+    @property
+    def devices(self) -> list[DeviceState]:
+        self._ready()
+        return self._devices
+
+    @devices.setter
+    def devices(self, value: list[DeviceState]) -> None:
+        self._ready()
+        self._devices = value
+
+    @property
+    def findings(self) -> list[Finding]:
+        self._ready()
+        return self._findings
+
+    @findings.setter
+    def findings(self, value: list[Finding]) -> None:
+        self._ready()
+        self._findings = value
+
+    def remember_register(self, status: RegisterStatus) -> None:
+        """Keep how the register annotation decoded (the build does it anyway), for `register_status`."""
+        self._register = status
+
+    def register_status(self, six_fields: bool) -> RegisterStatus:
+        """How Volcano reads the node's `volcano.sh/node-vgpu-register` annotation under that format rule:
+        the build's own reading when it used the same rule, else a fresh decode."""
+        self._ready()
+        known = self._register
+        if known is not None and known.six_fields == six_fields:
+            return known
+        decoded = decode_vgpu_register(self.annotations.get(NODE_VGPU_REGISTER), volcano_six_fields=six_fields)
+        return RegisterStatus(six_fields, decoded.node_usable,
+                              decoded.problems[0].message if decoded.problems else None)
 
     @property
     def labels(self) -> Mapping[str, Any]:
@@ -84,6 +184,30 @@ class NodeState:
             "findings": [f.to_dict() for f in self.findings],
             "devices": [d.to_dict() for d in self.devices],
         }
+
+    def __repr__(self) -> str:
+        return (f"NodeState(name={self.name!r}, obj={self.obj!r}, families={self.families!r}, mode={self.mode!r}, "
+                f"devices={self.devices!r}, findings={self.findings!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NodeState):
+            return NotImplemented
+        return ((self.name, self.obj, self.families, self.mode, self.devices, self.findings)
+                == (other.name, other.obj, other.families, other.mode, other.devices, other.findings))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaces
+
+
+@dataclass(frozen=True, slots=True)
+class RegisterStatus:
+    """Whether Volcano builds a vGPU device model from the register annotation, and the first problem met."""
+
+    six_fields: bool  # the format rule it was read under (Volcano ≥ 1.12: six fields per GPU)
+    usable: bool
+    first_problem: str | None
+
+
+_DECODE_LOCK = threading.RLock()
 
 
 @dataclass

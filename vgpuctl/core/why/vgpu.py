@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from functools import lru_cache
+from typing import Any, Final
 
 from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import DeviceState, NodeState
-from vgpuctl.core.codecs import decode_vgpu_ids, decode_vgpu_register
+from vgpuctl.core.codecs import decode_vgpu_ids
 from vgpuctl.core.codecs.pod_alloc import decode_mig_id
 from vgpuctl.core.deviceconfig import MigGeometry, MigGroup, MigInstance
 from vgpuctl.core.quantity import QuantityError, parse_quantity
@@ -27,6 +28,8 @@ from vgpuctl.core.why.request import PERCENT_UNSET, PodRequest, VgpuRequest, go_
 FAMILY = spec.Family.VGPU
 _ALLOCATABLE = (spec.VGPU_NUMBER, spec.VGPU_CORES, spec.VGPU_MEMORY)  # hard-coded in Volcano, not configurable
 _CHECKS = 9  # device checks per device, for progress
+_MIG: Final = spec.VgpuMode.MIG.value
+_HAMI_CORE: Final = spec.VgpuMode.HAMI_CORE.value
 
 
 @dataclass(slots=True)
@@ -49,16 +52,26 @@ def node_mode(node: NodeState, env: WhyEnv) -> str:
     `knownMigGeometries` model matches that device's type (V§4.2)."""
     gpus = [d for d in node.devices if d.family is FAMILY]
     if not gpus:
-        return spec.VgpuMode.HAMI_CORE.value
+        return _HAMI_CORE
     last = gpus[-1]
-    if last.mode == spec.VgpuMode.MIG.value and env.device_config.nvidia.geometry_for(last.type) is not None:
-        return spec.VgpuMode.MIG.value
-    return spec.VgpuMode.HAMI_CORE.value
+    if last.mode == _MIG and env.device_config.nvidia.geometry_for(last.type) is not None:
+        return _MIG
+    return _HAMI_CORE
 
 
 def _nonzero(raw: Any) -> bool:
+    if isinstance(raw, str):
+        return _nonzero_text(raw)  # every node of a fleet repeats the same few values
     try:
         return raw is not None and parse_quantity(raw).value != 0
+    except QuantityError:
+        return False
+
+
+@lru_cache(maxsize=512)
+def _nonzero_text(raw: str) -> bool:
+    try:
+        return parse_quantity(raw).value != 0
     except QuantityError:
         return False
 
@@ -73,9 +86,9 @@ def device_model_problem(node: NodeState, env: WhyEnv) -> str | None:
     for name in _ALLOCATABLE:
         if not _nonzero(node.allocatable.get(name)):
             return f"allocatable {name} is missing or 0"
-    decoded = decode_vgpu_register(register, volcano_six_fields=env.six_field_register)
-    if not decoded.node_usable:
-        first = decoded.problems[0].message if decoded.problems else "no GPU decoded"
+    status = node.register_status(env.six_field_register)  # the build's reading, not a second decode
+    if not status.usable:
+        first = status.first_problem if status.first_problem is not None else "no GPU decoded"
         return f"Volcano ignores the register annotation: {first}"
     return None
 
@@ -148,9 +161,9 @@ def _gpus(node: NodeState, env: WhyEnv, mode: str) -> list[_Gpu]:
         if d.family is not FAMILY:
             continue
         gpu = _Gpu(d, d.slots_total, d.slots_used, d.memory_used // factor, d.cores_used, d.memory_total // factor)
-        if d.mode == spec.VgpuMode.MIG.value:
+        if d.mode == _MIG:
             gpu.geometry = nvidia.geometry_for(d.type)
-        if mode == spec.VgpuMode.MIG.value:
+        if mode == _MIG:
             _mig_usage(gpu, factor)
         gpus.append(gpu)
     return gpus
@@ -256,7 +269,7 @@ def _same_group_pod(gpu: _Gpu, key: str, env: WhyEnv) -> str | None:
 def _exclusive_reserved(pod: PodRequest, node: NodeState, env: WhyEnv, mode: str) -> dict[str, str]:
     """GPU id → the pod that reserves it for a GPUExclusiveRules rule this pod also matches (hami-core only)."""
     rules = env.exclusive_rules
-    if not rules or mode != spec.VgpuMode.HAMI_CORE.value:
+    if not rules or mode != _HAMI_CORE:
         return {}
     mine = matching_rules(pod.labels, rules)
     if not mine:
@@ -320,7 +333,7 @@ def _check(pod: PodRequest, req: VgpuRequest, gpu: _Gpu, i: int, env: WhyEnv, mo
     excluded = _type_excluded(pod.annotations, gpu.state.type)
     if excluded is not None:
         return Miss(Reason.TYPE_EXCLUDED, f"GPU {i}: {excluded}", 9.0)
-    if mode == spec.VgpuMode.MIG.value:
+    if mode == _MIG:
         return _try_mig(gpu, i, need, cores, env)
     gpu.used_num += 1
     gpu.used_mem += need

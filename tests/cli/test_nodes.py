@@ -36,7 +36,9 @@ def test_table_shows_bars_pods_and_findings(run) -> None:
 
 def test_unknown_node_bad_selector_and_missing_file_are_usage_errors(run, tmp_path: Path) -> None:
     assert run("nodes", "nope", "--snapshot", MIXED).exit_code == 2
-    assert run("nodes", "--snapshot", MIXED, "-l", "a in (b)").exit_code == 2
+    bad = run("nodes", "--snapshot", MIXED, "-l", "a in ()")
+    assert bad.exit_code == 2 and "in needs at least one value" in bad.stderr
+    assert run("nodes", "--snapshot", MIXED, "-l", "a in (b)").exit_code == 0  # set-based, like kubectl
     result = run("nodes", "--snapshot", str(tmp_path / "missing.yaml"))
     assert result.exit_code == 2 and "no such file" in result.stderr
 

@@ -11,8 +11,8 @@ from vgpuctl.core import spec
 from vgpuctl.core.cluster import ClusterSnapshot, build_snapshot
 from vgpuctl.core.cluster.facts import detect_volcano_version, facts_from_snapshot
 from vgpuctl.core.cluster.report import select_nodes
-from vgpuctl.core.cluster.select import SelectorError, parse_selector
 from vgpuctl.core.podrules import review
+from vgpuctl.core.selector import parse_selector
 from vgpuctl.core.versions import Version
 
 MIXED = Path(__file__).resolve().parents[1] / "fixtures" / "clusters" / "mixed.yaml"
@@ -100,22 +100,6 @@ def test_select_nodes_filters() -> None:
     assert [n.name for n in chosen] == ["gpu-a"]
     chosen, missing = select_nodes(snap, names=("cpu-1", "nope"))
     assert [n.name for n in chosen] == ["cpu-1"] and missing == ["nope"]
-
-
-@pytest.mark.parametrize(("text", "labels", "expected"), [
-    ("a=b", {"a": "b"}, True), ("a==b", {"a": "c"}, False), ("a!=b", {}, True), ("a", {"a": ""}, True),
-    ("!a", {"a": "x"}, False), ("a=b,c", {"a": "b"}, False),
-])
-def test_selector(text: str, labels: dict[str, str], expected: bool) -> None:
-    from vgpuctl.core.cluster.select import matches
-
-    assert matches(parse_selector(text), labels) is expected
-
-
-@pytest.mark.parametrize("text", ["", "a,,b", "a in (x)"])
-def test_bad_selectors(text: str) -> None:
-    with pytest.raises(SelectorError):
-        parse_selector(text)
 
 
 def test_garbage_objects_do_not_crash() -> None:

@@ -9,8 +9,8 @@ from vgpuctl.cli.env import guarded, make_console, stdout
 from vgpuctl.cli.kubeopts import context_option, kubeconfig_option
 from vgpuctl.cli.lint import FailOn
 from vgpuctl.core.cluster.report import NodeReport, select_nodes
-from vgpuctl.core.cluster.select import SelectorError, parse_selector
 from vgpuctl.core.findings import Severity
+from vgpuctl.core.selector import SelectorError, parse_selector
 from vgpuctl.core.spec import Family
 from vgpuctl.core.versions import VersionError, parse_version
 from vgpuctl.render import OutputFormat, dump
@@ -33,7 +33,8 @@ def nodes_command(
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
     family: list[Family] = typer.Option([], "--family", help="Only nodes with this device family (repeatable)."),
-    selector: str | None = typer.Option(None, "-l", "--selector", help="Label selector, e.g. gpu=on,zone!=b."),
+    selector: str | None = typer.Option(None, "-l", "--selector",
+                                        help="Label selector, e.g. gpu=on,zone!=b or 'zone in (a,b)'."),
     volcano_version: str | None = typer.Option(None, "--volcano-version", metavar="V",
                                                help="Volcano version (decides the register format rules)."),
     output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
@@ -41,7 +42,7 @@ def nodes_command(
 ) -> None:
     """Show every GPU/NPU device per node: memory, cores, slots, pods, health and mode."""
     try:
-        requirements = parse_selector(selector) if selector else ()
+        requirements = parse_selector(selector) if selector else None
         version = parse_version(volcano_version) if volcano_version else None
     except (SelectorError, VersionError) as exc:
         raise UsageError(str(exc)) from None

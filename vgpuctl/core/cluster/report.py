@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vgpuctl.core.cluster.model import ClusterSnapshot, NodeState
-from vgpuctl.core.cluster.select import Requirement, matches
 from vgpuctl.core.findings import Finding, Report
+from vgpuctl.core.selector import Selector
 from vgpuctl.core.spec import Family
 
 API_VERSION = "vgpuctl.io/v1alpha1"
@@ -39,7 +39,7 @@ def select_nodes(
     *,
     names: tuple[str, ...] = (),
     families: tuple[Family, ...] = (),
-    selector: tuple[Requirement, ...] = (),
+    selector: Selector | None = None,
     device_nodes_only: bool = True,
 ) -> tuple[list[NodeState], list[str]]:
     """Nodes matching every filter, sorted by name; plus the asked-for names that do not exist."""
@@ -50,7 +50,7 @@ def select_nodes(
             continue
         if families and not any(f in node.families for f in families):
             continue
-        if selector and not matches(selector, node.labels):
+        if selector is not None and not selector.matches(node.labels):
             continue
         if device_nodes_only and not wanted and not node.families and not node.findings:
             continue  # a plain CPU node has nothing to show unless named

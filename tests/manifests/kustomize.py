@@ -1,8 +1,11 @@
-"""A small kustomize renderer for our own `deploy/` tree (no kustomize binary in CI).
+"""`kustomize build` of a directory of our own `deploy/` tree (no kustomize binary in CI), with the product's
+renderer: `vgpuctl.manifests.build` reads the files, `vgpuctl.core.kustomize` builds — the same code that
+renders the packaged manifests `install --webhook [--cluster-aware]` applies, so the tests check what ships.
 
 It supports exactly what `deploy/` uses — `resources` (files and directories with a kustomization) and
-`patches` with a `target` and an inline RFC 6902 patch — and refuses anything else, so a kustomization
-that grows a feature this renderer lacks fails the tests instead of being rendered wrongly.
+`patches` with a `target` and an inline RFC 6902 patch — and refuses anything else
+(`UnsupportedKustomization`), so a kustomization that grows a feature the renderer lacks fails the tests
+instead of being rendered wrongly.
 """
 
 from __future__ import annotations
@@ -10,47 +13,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import jsonpatch
-import yaml
+from tests.manifests.conftest import DEPLOY
+from vgpuctl.core.kustomize import KustomizeError as UnsupportedKustomization
+from vgpuctl.manifests import build
 
-SUPPORTED_KEYS = {"apiVersion", "kind", "resources", "patches"}
-TARGET_KEYS = {"group", "version", "kind", "name", "namespace"}
-
-
-class UnsupportedKustomization(Exception):  # noqa: N818 - reads as a sentence in the test output
-    pass
+__all__ = ["UnsupportedKustomization", "render"]
 
 
-def _load_objects(path: Path) -> list[dict[str, Any]]:
-    return [doc for doc in yaml.safe_load_all(path.read_text()) if doc is not None]
+def _reader(root: Path) -> Any:
+    def read(path: str) -> str | None:
+        file = root / path
+        return file.read_text(encoding="utf-8") if file.is_file() else None
+
+    return read
 
 
-def _matches(obj: dict[str, Any], target: dict[str, str]) -> bool:
-    group, _, version = obj["apiVersion"].rpartition("/")
-    actual = {"group": group, "version": version, "kind": obj["kind"], "name": obj["metadata"]["name"],
-              "namespace": obj["metadata"].get("namespace", "")}
-    return all(actual[key] == value for key, value in target.items())
-
-
-def render(directory: Path) -> list[dict[str, Any]]:
-    kustomization = yaml.safe_load((directory / "kustomization.yaml").read_text())
-    unknown = set(kustomization) - SUPPORTED_KEYS
-    if unknown:
-        raise UnsupportedKustomization(f"{directory}: unsupported kustomization keys {sorted(unknown)}")
-    objects: list[dict[str, Any]] = []
-    for resource in kustomization.get("resources", []):
-        path = (directory / resource).resolve()
-        objects.extend(render(path) if path.is_dir() else _load_objects(path))
-    for patch in kustomization.get("patches", []):
-        if set(patch) != {"target", "patch"} or set(patch["target"]) - TARGET_KEYS:
-            raise UnsupportedKustomization(f"{directory}: only inline JSON6902 patches with a target are supported")
-        ops = yaml.safe_load(patch["patch"])
-        hits = [i for i, obj in enumerate(objects) if _matches(obj, patch["target"])]
-        if not hits:
-            raise UnsupportedKustomization(f"{directory}: patch target {patch['target']} matches nothing")
-        for i in hits:
-            objects[i] = jsonpatch.apply_patch(objects[i], ops)
-    ids = [(o["apiVersion"], o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"]) for o in objects]
-    if len(ids) != len(set(ids)):
-        raise UnsupportedKustomization(f"{directory}: duplicate objects")
-    return objects
+def render(directory: Path, root: Path = DEPLOY) -> list[dict[str, Any]]:
+    """The objects of `directory`, a kustomization under `root` (default: the repository's `deploy/`)."""
+    return build(_reader(root), directory.resolve().relative_to(root.resolve()).as_posix())

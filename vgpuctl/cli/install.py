@@ -3,7 +3,8 @@
 Read what is there, plan (pure, `vgpuctl.core.install`), show the plan, write it (`vgpuctl.kube.writer`),
 then run the scheduler-config, device-config and device-plugin doctor checks (and the webhook's) on a
 fresh read. `--webhook` adds the admission webhook from the packaged manifests (`vgpuctl.manifests`,
-the same files as deploy/base) with certificates made here, at the edge: the core plans with PEM text.
+the same files as deploy/base; with `--cluster-aware`, the overlay of deploy/overlays/cluster-aware built
+on them) with certificates made here, at the edge: the core plans with PEM text.
 Exit codes: 0 done, 1 the checks after applying found problems at or above --fail-on, 2 usage error or a
 refused combination of modes, 3 could not complete (unreachable cluster, a failed write, a webhook that
 did not become ready — rerun to finish).
@@ -33,7 +34,7 @@ from vgpuctl.core.doctor.report import DoctorReport
 from vgpuctl.core.findings import ExitStatus, Severity
 from vgpuctl.core.install import ClusterState, InstallError, InstallOptions, Mode, Plan
 from vgpuctl.core.install.modes import fatal_combination
-from vgpuctl.core.install.plan import owned, replan_scheduler, replan_scheduler_uninstall
+from vgpuctl.core.install.plan import Ref, owned, ref_of, replan_scheduler, replan_scheduler_uninstall
 from vgpuctl.core.install.selector import parse_nodes
 from vgpuctl.core.install.webhook import (
     CA_KEY,
@@ -45,6 +46,7 @@ from vgpuctl.core.install.webhook import (
     install_plan,
     layout,
     removal_plan,
+    retired_refs,
     webhook_refs,
 )
 from vgpuctl.core.versions import Version, VersionError, parse_version
@@ -63,6 +65,7 @@ EPILOG = """[bold]Examples[/bold]
   vgpuctl install --mode vgpu --mode vnpu-hami --nodes 'accelerator in (huawei-Ascend910B3)'
   vgpuctl install --mode vnpu-hami --device-plugin-version vnpu-hami=v1.4.0
   vgpuctl install --mode vgpu --webhook              # and the admission webhook, certificates included
+  vgpuctl install --mode vgpu --webhook --cluster-aware   # the webhook also judges against the nodes
   vgpuctl install --mode vgpu -o json                # a machine-readable report (schemas/install-report)
   vgpuctl uninstall --dry-run
 """
@@ -219,10 +222,25 @@ def webhook_tls(state: ClusterState, lay: WebhookLayout, now: datetime) -> Webho
                            f"{_when(leaf.cert.not_valid_after_utc)} ({reason})")
 
 
-def _manifests() -> tuple[dict[str, Any], ...]:
+def _variants() -> dict[bool, tuple[dict[str, Any], ...]]:
+    """The webhook's manifests, plain (False) and cluster-aware (True): install writes one and takes back
+    what only the other writes; uninstall takes back both."""
+    from vgpuctl.core.kustomize import KustomizeError
     from vgpuctl.manifests import webhook_objects
 
-    return tuple(webhook_objects())
+    try:
+        return {aware: tuple(webhook_objects(cluster_aware=aware)) for aware in (False, True)}
+    except KustomizeError as exc:  # a broken package, never the user's input
+        raise fail(f"the packaged webhook manifests do not build: {exc}", ExitStatus.INCOMPLETE) from None
+
+
+def _every_object(variants: Mapping[bool, Sequence[dict[str, Any]]]) -> tuple[dict[str, Any], ...]:
+    """Every object of every variant, once (the first variant's copy): what uninstall may take back."""
+    seen: dict[Ref, dict[str, Any]] = {}
+    for objects in variants.values():
+        for obj in objects:
+            seen.setdefault(ref_of(obj), obj)
+    return tuple(seen.values())
 
 
 # --- running a plan -------------------------------------------------------------------------------
@@ -332,6 +350,10 @@ def install_command(
     webhook: bool = typer.Option(False, "--webhook",
                                  help="Also deploy the admission webhook (deploy/base), with certificates made by "
                                       "vgpuctl; its webhook configurations are applied once its pods are ready."),
+    cluster_aware: bool = typer.Option(False, "--cluster-aware",
+                                       help="With --webhook: deploy it cluster-aware (deploy/overlays/cluster-aware: "
+                                            "it watches nodes and pods through a read-only ClusterRole). Rerun "
+                                            "without it to go back."),
     webhook_image: str | None = typer.Option(None, "--webhook-image", metavar="IMAGE",
                                              help="With --webhook: the webhook's image (default: the packaged one)."),
     webhook_timeout: float = typer.Option(180.0, "--webhook-timeout", metavar="SECONDS", min=0,
@@ -351,6 +373,8 @@ def install_command(
         raise UsageError(f"--policy {policy}: expected binpack or spread")
     if not webhook and (webhook_image is not None):
         raise UsageError("--webhook-image needs --webhook")
+    if not webhook and cluster_aware:
+        raise UsageError("--cluster-aware needs --webhook")
     try:
         version = parse_version(volcano_version) if volcano_version else None
         if nodes is not None:
@@ -362,27 +386,30 @@ def install_command(
     options = InstallOptions(modes, version, _plugin_versions(device_plugin_version, modes), nodes, policy, weight,
                              restart=not no_restart)
     manifests: tuple[dict[str, Any], ...] = ()
+    variants: dict[bool, tuple[dict[str, Any], ...]] = {}
     if webhook:
         _require_cryptography()
-        manifests = _manifests()
+        variants = _variants()
+        manifests = variants[cluster_aware]
     from vgpuctl.kube.writer import read_state
 
     now = datetime.now(timezone.utc)
     with cluster_errors():
         client = connect(kubeconfig, context)
-        state = read_state(client, modes, extra=webhook_refs(manifests) if manifests else ())
+        state = read_state(client, modes, extra=webhook_refs(_every_object(variants)) if variants else ())
     try:
         webhook_options = None
         if manifests:
             tls = webhook_tls(state, layout(manifests), now)
-            webhook_options = WebhookOptions(manifests, tls, webhook_image)
+            webhook_options = WebhookOptions(manifests, tls, webhook_image,
+                                             retired=retired_refs(manifests, tuple(variants.values())))
         the_plan = install_plan(state, options, webhook_options, now=now)
     except InstallError as exc:
         raise fail(str(exc), ExitStatus.INCOMPLETE) from None
     categories = (*AFTER_CATEGORIES, Category.WEBHOOK) if webhook else AFTER_CATEGORIES
     rerun = _rerun_command(_options_again("install", mode=modes, nodes=nodes, webhook=webhook,
-                                          webhook_image=webhook_image, no_restart=no_restart,
-                                          kubeconfig=kubeconfig, context=context))
+                                          cluster_aware=cluster_aware, webhook_image=webhook_image,
+                                          no_restart=no_restart, kubeconfig=kubeconfig, context=context))
     _run(the_plan, client, dry_run=dry_run, verb="install", rerun=rerun,
          replan=lambda cm: replan_scheduler(cm, options, the_plan.volcano_version), output=output, fail_on=fail_on,
          categories=categories, wait=webhook_timeout)
@@ -399,10 +426,10 @@ def uninstall_command(
     context: str | None = context_option(),
 ) -> None:
     """Take back what install did: scheduler edits undone, vgpuctl's objects deleted (the webhook's too,
-    its configurations first), yours left alone."""
+    its configurations first, its cluster-aware ClusterRole and binding included), yours left alone."""
     from vgpuctl.kube.writer import read_state
 
-    manifests = _manifests()
+    manifests = _every_object(_variants())
     try:
         lay = layout(manifests)
     except InstallError as exc:

@@ -1,7 +1,9 @@
 """`install --webhook` and its `uninstall`, planned as data: the admission webhook's objects in a safe order.
 
 The objects are the packaged kustomize base (`vgpuctl.manifests`, loaded by the CLI — the same files as
-`deploy/base`), so there is one source of truth. Install adds to them only what a cluster-specific
+`deploy/base`), or with `--cluster-aware` the packaged overlay built on it (`deploy/overlays/cluster-aware`:
+a read-only ClusterRole and its binding, the token, the flag, more memory, egress to the API server), so
+there is one source of truth. Install adds to them only what a cluster-specific
 install needs: the label `app.kubernetes.io/managed-by: vgpuctl`, the TLS Secret the Deployment mounts,
 the `caBundle` of both webhook configurations, the device config Volcano reads (copied into the
 webhook's own ConfigMap: a pod mounts ConfigMaps of its own namespace only), the Volcano version, and
@@ -15,9 +17,11 @@ Order matters because a webhook configuration is live the moment it is written: 
 (`failurePolicy: Fail`) makes the API server reject every GPU/NPU pod while its Service has no ready
 endpoint. So install writes Namespace, ServiceAccount, Secret, ConfigMap, Deployment, Service,
 PodDisruptionBudget and NetworkPolicy, then waits until the Deployment is ready (`Action.WAIT`), and
-only then the two configurations; uninstall deletes the configurations first, so the API server stops
-calling a webhook before it goes away, and the Namespace last, only while it holds nothing of anyone
-else's.
+only then the two configurations. The cluster-aware ClusterRole and binding are written before the
+Deployment (its new pods list nodes and pods at start); going back to a plain install deletes them
+(`WebhookOptions.retired`) only after that wait, once no pod that uses them is left. Uninstall deletes
+the configurations first, so the API server stops calling a webhook before it goes away, and the
+Namespace last, only while it holds nothing of anyone else's.
 """
 
 from __future__ import annotations
@@ -56,6 +60,8 @@ from vgpuctl.core.install.plan import (
 from vgpuctl.core.versions import Version
 
 CONFIG_KINDS = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
+#: What the pods use from the API server: written before the Deployment, like the Secret.
+RBAC_KINDS = ("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
 TLS_HASH = "vgpuctl.io/tls-hash"
 COPY_OF = "vgpuctl.io/copy-of"
 VERSION_ENV = "VGPUCTL_VOLCANO_VERSION"
@@ -83,9 +89,21 @@ class WebhookTLS:
 
 @dataclass(frozen=True, slots=True)
 class WebhookOptions:
+    """`manifests`: the objects of the variant to install (the base, or the cluster-aware overlay).
+    `retired`: objects another variant writes and this one does not (`retired_refs`) — the cluster-aware
+    RBAC when installing without it: deleted when vgpuctl's, so a rerun switches the variant."""
+
     manifests: tuple[Mapping[str, Any], ...]
     tls: WebhookTLS
     image: str | None = None
+    retired: tuple[Ref, ...] = ()
+
+
+def retired_refs(manifests: Sequence[Mapping[str, Any]],
+                 variants: Sequence[Sequence[Mapping[str, Any]]]) -> tuple[Ref, ...]:
+    """What the `variants` (every set of webhook manifests install knows) write and `manifests` does not."""
+    mine = set(webhook_refs(manifests))
+    return tuple(sorted({r for v in variants for r in webhook_refs(v)} - mine))
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,8 +218,10 @@ def render(options: WebhookOptions, *, device_config: tuple[Ref, str] | None = N
             for hook in obj.get("webhooks") or []:
                 hook.setdefault("clientConfig", {})["caBundle"] = _b64(options.tls.ca_crt)
     secret = render_secret(lay, options.tls, labels)
-    at = objects.index(deployment)
-    ordered = [*objects[:at], secret, *objects[at:]]
+    rbac = [o for o in objects if o.get("kind") in RBAC_KINDS]
+    rest = [o for o in objects if o.get("kind") not in RBAC_KINDS]
+    at = rest.index(deployment)
+    ordered = [*rest[:at], secret, *rbac, *rest[at:]]
     return [o for o in ordered if o.get("kind") not in CONFIG_KINDS] + \
            [o for o in ordered if o.get("kind") in CONFIG_KINDS]
 
@@ -329,10 +349,29 @@ def plan_webhook(state: ClusterState, options: WebhookOptions, *, device_config:
         notes.append("new certificates: both webhook configurations first trust the old and the new CA, so the "
                      "API server can call old and new pods during the rollout; the new CA alone follows once the "
                      "Deployment is ready")
+    retire = [_retire_step(ref, current) for ref in options.retired if (current := state.get(ref)) is not None]
     if any(s.writes for s in configs):
         steps.append(Step(lay.deployment, Action.WAIT, Method.WAIT,
                           note="until its pods are ready; the webhook configurations are written only after"))
-    return bridge + steps + configs, notes
+    elif any(s.writes for s in retire):
+        steps.append(Step(lay.deployment, Action.WAIT, Method.WAIT,
+                          note="until its pods are ready; what the old pods used is deleted only after"))
+    return bridge + steps + configs + retire, notes
+
+
+def _shown(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """An object as a diff shows it: what was applied, without what the API server adds to its metadata."""
+    meta = obj.get("metadata") or {}
+    return {**{k: v for k, v in obj.items() if k != "status"},
+            "metadata": {k: v for k, v in meta.items() if k in ("name", "namespace", "labels", "annotations")}}
+
+
+def _retire_step(ref: Ref, current: Mapping[str, Any]) -> Step:
+    if not owned(current):
+        return Step(ref, Action.KEEP, Method.NONE, note="the webhook is installed without --cluster-aware now, but "
+                                                        "this is not vgpuctl's: left as it is")
+    return Step(ref, Action.DELETE, Method.DELETE, None, unified(ref, redact(_shown(current)), None),
+                note="the webhook is installed without --cluster-aware now: no longer used")
 
 
 def _rotation_bridge(state: ClusterState, configs: Sequence[Step], new_ca: str) -> list[Step]:

@@ -18,7 +18,7 @@ from vgpuctl.core.facts import NO_FACTS, ClusterFacts
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.patch import PatchOp, add_ops
 from vgpuctl.core.podrules import ascend, defaults, gpushare, mindcluster, vgpu, workloads
-from vgpuctl.core.podrules.context import build_context
+from vgpuctl.core.podrules.context import Families, build_context
 from vgpuctl.core.podrules.targets import is_volcano_job, pod_targets
 
 
@@ -32,7 +32,7 @@ class Review:
 
 SKIPPED = Review(True, (), (), checked=False)
 _ASCEND = spec.ASCEND_RESOURCE_PREFIX
-_DEVICE_PREFIXES = ("volcano.sh/", "huawei.com/")  # gpushare, vGPU, npu-core and Ascend names
+_VOLCANO = "volcano.sh/"
 _GPUSHARE_ANNOTATIONS = frozenset({spec.ANN_GPU_INDEX, spec.ANN_PREDICATE_TIME})
 
 
@@ -71,18 +71,24 @@ def review(
         # Families the pod touches at all: most pods in a cluster request no device, and a GPU pod
         # rarely touches more than one family, so the rest is skipped on the admission hot path.
         names = {r for c in ctx.containers for r in (*c.limits, *c.requests)}
+        families = Families(
+            vgpu=not names.isdisjoint(ctx.names.vgpu_all),
+            gpushare=not names.isdisjoint(ctx.names.gpushare_all),
+            ascend=any(n.startswith(_ASCEND) for n in names),
+            npu_core=spec.NPU_CORE in names,
+        )
         # Every default is about a device resource (none is triggered by an annotation alone).
-        if any(_maybe_device(n, ctx.names.vgpu_all) for n in names):
-            defaults.apply_defaults(ctx, names)
-        if names & ctx.names.vgpu_all:
+        if families.any or any(n.startswith(_VOLCANO) for n in names):
+            defaults.apply_defaults(ctx, families)
+        if families.vgpu:
             vgpu.check(ctx)
-        if names & ctx.names.vgpu_all or spec.NPU_CORE in names or any(n.startswith(_ASCEND) for n in names):
+        if families.vgpu or families.npu_core or families.ascend:
             vgpu.privileged(ctx)
-        if names & ctx.names.gpushare_all or _GPUSHARE_ANNOTATIONS & ctx.annotations.keys():
+        if families.gpushare or not _GPUSHARE_ANNOTATIONS.isdisjoint(ctx.annotations):
             gpushare.check(ctx)
-        if spec.ANN_VNPU_MODE in ctx.annotations or any(n.startswith(_ASCEND) for n in names):
+        if families.ascend or spec.ANN_VNPU_MODE in ctx.annotations:
             ascend.check(ctx)
-        if spec.NPU_CORE in names:
+        if families.npu_core:
             mindcluster.check(ctx)
         findings.extend(ctx.findings)
         additions.extend(ctx.additions)
@@ -91,11 +97,6 @@ def review(
     allowed = not any(f.severity is Severity.ERROR for f in findings)
     patch = tuple(add_ops(obj, additions)) if additions else ()
     return Review(allowed, tuple(findings), patch)
-
-
-def _maybe_device(name: str, vgpu_names: frozenset[str]) -> bool:
-    """Could a default apply to this resource: a Volcano, Ascend or (renamed) vGPU resource."""
-    return name.startswith(_DEVICE_PREFIXES) or name in vgpu_names
 
 
 def _malformed(subject: str, message: str) -> Finding:

@@ -34,6 +34,8 @@ class ContainerView:
     limits: dict[str, Any]
     requests: dict[str, Any]
     privileged: bool
+    where: str | None = None  # message prefix and subject, made on first use (most containers never need them)
+    subject: str | None = None
 
     @property
     def is_app(self) -> bool:
@@ -49,6 +51,20 @@ class ContainerView:
 
     def has_any(self, resources: frozenset[str]) -> bool:
         return any(r in resources for r in self.limits) or any(r in resources for r in self.requests)
+
+
+@dataclass(frozen=True, slots=True)
+class Families:
+    """Which device families a pod's resources touch (annotations aside), worked out once per review."""
+
+    vgpu: bool
+    gpushare: bool
+    ascend: bool  # huawei.com/Ascend* (HAMi mode)
+    npu_core: bool  # huawei.com/npu-core (MindCluster)
+
+    @property
+    def any(self) -> bool:
+        return self.vgpu or self.gpushare or self.ascend or self.npu_core
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,10 +163,14 @@ class PodContext:
         self.findings.append(Finding(code, severity, subject, message, hint_for(code)))
 
     def container_subject(self, c: ContainerView) -> str:
-        return f"{_CONTAINER_LABEL[c.kind]}/{c.name}"
+        if c.subject is None:
+            c.subject = f"{_CONTAINER_LABEL[c.kind]}/{c.name}"
+        return c.subject
 
     def container_where(self, c: ContainerView) -> str:
-        return f'{self.target.where}{_CONTAINER_LABEL[c.kind]} "{c.name}"'
+        if c.where is None:
+            c.where = f'{self.target.where}{_CONTAINER_LABEL[c.kind]} "{c.name}"'
+        return c.where
 
     def pod_where(self) -> str:
         return self.target.where.strip() or "pod"
@@ -229,5 +249,5 @@ def _str_keys(value: Any) -> dict[str, Any]:
     return {k: v for k, v in value.items() if isinstance(k, str)}
 
 
-__all__ = ["CONTAINER_KINDS", "ContainerView", "PodContext", "ResourceNames", "as_list", "build_context",
+__all__ = ["CONTAINER_KINDS", "ContainerView", "Families", "PodContext", "ResourceNames", "as_list", "build_context",
            "names_for", "quantity", "show"]

@@ -7,12 +7,12 @@ after these, on the defaulted view, so `allowed` is the verdict after the defaul
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Set
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.findings import Severity
-from vgpuctl.core.podrules.context import CONTAINER_KINDS, PodContext, quantity, show
+from vgpuctl.core.podrules.context import CONTAINER_KINDS, Families, PodContext, quantity, show
 from vgpuctl.core.podrules.mindcluster import npu_core_request
 from vgpuctl.core.podrules.resources import ascend_resources, is_device_resource
 from vgpuctl.core.podrules.targets import as_list, as_mapping
@@ -20,15 +20,15 @@ from vgpuctl.core.podrules.targets import as_list, as_mapping
 INFO, ERROR = Severity.INFO, Severity.ERROR
 
 
-def apply_defaults(ctx: PodContext, names: Set[str] | None = None) -> None:
-    """`names`: every resource name in the pod's limits and requests, when the caller has them; each
-    default about one family is then skipped for pods without that family's resources."""
+def apply_defaults(ctx: PodContext, families: Families | None = None) -> None:
+    """`families`: which device families the pod's resources touch, when the caller knows; each default
+    about one family is then skipped for pods without that family's resources."""
     request_to_limit(ctx)
-    if names is None or names & ctx.names.vgpu_all:
+    if families is None or families.vgpu:
         vgpu_number(ctx)
-    if names is None or any(n.startswith(spec.ASCEND_RESOURCE_PREFIX) for n in names):
+    if families is None or families.ascend:
         ascend_count(ctx)
-    if names is None or spec.NPU_CORE in names:
+    if families is None or families.npu_core:
         mindcluster_labels(ctx)
     scheduler_name(ctx)
 

@@ -16,6 +16,7 @@ from vgpuctl.core.versions import checks_vgpu_resources_generically, has_gpu_uui
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 _MODES = tuple(m.value for m in spec.VgpuMode)
+_MIG = spec.VgpuMode.MIG.value  # read once: enum member access costs a descriptor call per use
 _NEVER_FITS = 2**20  # a vgpu-memory this large (≥ 1 TiB) is bytes, not MiB: no GPU has it (V§12.4 V5)
 _GPU_UUID = re.compile(r"^GPU-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
@@ -100,7 +101,7 @@ def _container(ctx: PodContext, c: ContainerView, mode: str | None) -> None:
             cores = w.value
     memory = _memory(ctx, c, mode)
     percentage = _percentage(ctx, c, memory is not None)
-    if mode == spec.VgpuMode.MIG.value:
+    if mode == _MIG:
         _mig(ctx, c, memory, percentage, cores)
     _resolution(ctx, c, count, cores, memory, percentage, mode)
 
@@ -127,7 +128,7 @@ def _memory(ctx: PodContext, c: ContainerView, mode: str | None) -> int | None:
         why = w.problem or f"{w.value} is not a positive number of {unit}"
         ctx.emit("VGP005", ERROR, subject, f"{where}: {n.vgpu_memory} {why}")
         return None
-    if mode != spec.VgpuMode.MIG.value:
+    if mode != _MIG:
         largest = largest_eligible_memory(ctx)
         if largest is not None and w.value > largest:
             ctx.emit("VGP005", ERROR, subject,
@@ -216,7 +217,7 @@ def _resolution(ctx: PodContext, c: ContainerView, count: int | None, cores: int
         ctx.emit("VGP017", INFO, subject,
                  f"{where}: {ctx.names.vgpu_cores}: 100 makes {gpus} exclusive: no other pod may share it")
     config = ctx.facts.device_config
-    if mode == spec.VgpuMode.MIG.value and memory is not None and config is not None:
+    if mode == _MIG and memory is not None and config is not None:
         request = mig_request_mib(config.nvidia, memory)
         slices = _mig_slices(ctx, request)
         if slices:

@@ -13,12 +13,13 @@ Two decisions are made from one `podrules.review` verdict:
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, TypedDict
 
-from vgpuctl.core.catalogue import UnknownCodeError, lookup
+import orjson
+
+from vgpuctl.core.catalogue import CATALOGUE
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.podrules import Review
 
@@ -238,10 +239,8 @@ def _applied_default(finding: Finding) -> bool:
     """An `info` finding of a rule that is otherwise an error says a mutating default repaired it."""
     if finding.severity is not Severity.INFO:
         return False
-    try:
-        return lookup(finding.code).severity is not Severity.INFO
-    except UnknownCodeError:
-        return False
+    info = CATALOGUE.get(finding.code)
+    return info is not None and info.severity is not Severity.INFO
 
 
 def mutate_decision(result: Review) -> Decision:
@@ -300,7 +299,7 @@ def internal_error_decision(endpoint: Endpoint, error: BaseException) -> Decisio
 
 
 def encode_patch(ops: Sequence[Mapping[str, Any]]) -> str:
-    return base64.b64encode(json.dumps(list(ops), separators=(",", ":")).encode()).decode()
+    return base64.b64encode(orjson.dumps(list(ops))).decode()
 
 
 def build_response(uid: str, decision: Decision, *, with_patch: bool) -> ResponseReview:

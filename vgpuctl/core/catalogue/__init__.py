@@ -126,7 +126,8 @@ def lookup(code: str) -> CodeInfo:
 
 def hint_for(code: str) -> str:
     """The fix-it hint of `code`; raises `UnknownCodeError` for an unknown code."""
-    return lookup(code).hint
+    info = CATALOGUE.get(code)  # rules pass exact codes: skip normalising on the hot path
+    return info.hint if info is not None else lookup(code).hint
 
 
 def codes(prefix: str = "") -> list[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -452,8 +451,9 @@ def test_vgx003_not_raised_for_good_plain_or_finished_pods() -> None:
     assert by_id(report, "workloads.pod-rules").findings == []
 
 
-def test_vgx003_reviews_40000_vgpu_pods_on_5000_nodes_well_under_two_seconds() -> None:
-    """The benchmark fleet's shape: every pod a vGPU pod, every node 8 GPUs with their own UUIDs."""
+def test_vgx003_groups_40000_vgpu_pods_on_5000_nodes_into_one_finding() -> None:
+    """The benchmark fleet's shape: every pod a vGPU pod, every node 8 GPUs with their own UUIDs. (Its speed is
+    benchmarks/doctor_scale.py's business: timings are never asserted in tests on shared machines.)"""
     nodes = [vgpu_node(f"gpu-{n:04d}", *(f"GPU-{n:08d}-0000-0000-0000-{g:012d}" for g in range(8)))
              for n in range(5_000)]
     pods = [vgpu_pod(f"team-{i % 40}", f"train-{i:06d}", node=f"gpu-{i // 8:04d}",
@@ -463,13 +463,10 @@ def test_vgx003_reviews_40000_vgpu_pods_on_5000_nodes_well_under_two_seconds() -
     snap = build_snapshot([scheduler_cm(), *nodes, *pods], "v1.31.4")
     ctx = DoctorContext(snapshot=snap, facts=facts_from_snapshot(snap), volcano_version=None,
                         version_source="unknown", now=NOW)
-    start = time.perf_counter()
     findings = list(REGISTRY["workloads.pod-rules"].fn(ctx))
-    elapsed = time.perf_counter() - start
     assert len(findings) == 13_333
     assert {(f.code, f.message) for f in findings} == {(findings[0].code, findings[0].message)}  # one group
     assert findings[0].subject == "pod/team-2/train-000002/container/main"
-    assert elapsed < 1.0, f"reviewing 40,000 pods took {elapsed:.2f} s"
 
 
 def test_vgx003_check_equals_a_review_of_every_pod() -> None:

@@ -189,7 +189,17 @@ def gc_paused() -> Iterator[None]:
         if enabled:
             if gc.get_count()[0] >= FREEZE_THRESHOLD:
                 gc.freeze()
+                global _froze_big_load
+                _froze_big_load = True
             gc.enable()
+
+
+_froze_big_load = False
+
+
+def froze_a_big_load() -> bool:
+    """Whether this process loaded a snapshot large enough to be frozen out of the collector."""
+    return _froze_big_load
 
 
 def load_snapshot(path: str, *, stdin: IO[bytes] | None = None) -> SnapshotData:

@@ -105,3 +105,36 @@ def test_snapshot_commands_never_import_the_kubernetes_client(tmp_path: Path) ->
     done = subprocess.run([sys.executable, "-c", code, str(pod), HEALTHY], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_after_a_big_snapshot_the_process_exits_fast_with_its_output_and_exit_code(tmp_path: Path) -> None:
+    """A snapshot big enough to be frozen out of the collector skips interpreter teardown (main's fast
+    exit): the answer, flushed, and the exit code must come out exactly as from a normal exit."""
+    import json
+    import subprocess
+    import sys
+
+    from benchmarks.snapshot_gen import generate
+
+    fleet = tmp_path / "fleet.json"
+    fleet.write_text(json.dumps(generate(400)))  # ~3,200 pods: well over the freeze threshold
+    pod = tmp_path / "pod.json"
+    pod.write_text(json.dumps({"kind": "Pod", "metadata": {"name": "p", "namespace": "ml"}, "spec": {
+        "schedulerName": "volcano", "containers": [{"name": "c", "resources": {"limits": {
+            "volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "999999"}}}]}}))
+    # An atexit handler runs only when the interpreter tears down: it tells the two exits apart.
+    code = ("import atexit, sys\nfrom vgpuctl.cli.app import main\n"
+            "atexit.register(lambda: print('TEARDOWN', file=sys.stderr))\n"
+            "sys.argv = ['vgpuctl', *sys.argv[1:]]\nmain()\n")
+
+    def why(snapshot: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", code, "why", "-f", str(pod), "-o", "json", "--snapshot",
+                               snapshot], capture_output=True, text=True, timeout=120)
+
+    done = why(str(fleet))
+    report = json.loads(done.stdout)
+    assert report["kind"] == "WhyReport" and report["fits"] == []
+    assert done.returncode == 1, done.stderr[-2000:]  # nothing fits: findings
+    assert "TEARDOWN" not in done.stderr and "Traceback" not in done.stderr
+    small = why(HEALTHY)  # a small snapshot exits the normal way
+    assert json.loads(small.stdout)["kind"] == "WhyReport" and "TEARDOWN" in small.stderr

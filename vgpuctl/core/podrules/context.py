@@ -36,6 +36,7 @@ class ContainerView:
     privileged: bool
     where: str | None = None  # message prefix and subject, made on first use (most containers never need them)
     subject: str | None = None
+    ascend: list[Any] | None = None  # its Ascend resources (resources.ascend_resources), until limits change
 
     @property
     def is_app(self) -> bool:
@@ -178,6 +179,7 @@ class PodContext:
     # ---- mutation --------------------------------------------------------------------------------
     def add_limit(self, c: ContainerView, resource: str, value: str) -> None:
         c.limits[resource] = value
+        c.ascend = None
         self.additions.append(
             ((*self.target.pointer, "spec", c.kind, c.index, "resources", "limits", resource), value)
         )

@@ -44,6 +44,15 @@ def ascend_resource(ctx: PodContext, name: str) -> AscendResource | None:
 
 
 def ascend_resources(ctx: PodContext, c: ContainerView) -> list[AscendResource]:
+    """The container's Ascend resources, classified; kept on the view (four rules ask per container) until a
+    default adds a limit."""
+    if c.ascend is None:
+        c.ascend = _ascend_resources(ctx, c)
+    cached: list[AscendResource] = c.ascend
+    return cached
+
+
+def _ascend_resources(ctx: PodContext, c: ContainerView) -> list[AscendResource]:
     found: list[AscendResource] = []
     seen: set[str] = set()
     for name in (*c.limits, *c.requests):

@@ -197,7 +197,7 @@ def _mig(ctx: PodContext, c: ContainerView, memory: int | None, percentage: int 
             ctx.emit("VGP009", ERROR, subject,
                      f"{where}: vgpu-mode mig but the device config has no knownMigGeometries; Volcano runs "
                      "every GPU as hami-core, so no node ever matches mig")
-        elif not any(mig_fit_in_geometry(g, request) for g in geometries):
+        elif not _mig_fits_some_model(ctx, request):
             largest = config.nvidia.largest_mig_instance
             ctx.emit("VGP009", ERROR, subject,
                      f"{where}: {n.vgpu_memory}: {memory} ({request} MiB) is larger than every MIG instance "
@@ -227,6 +227,19 @@ def _resolution(ctx: PodContext, c: ContainerView, count: int | None, cores: int
         ctx.emit("VGP017", INFO, subject,
                  f"{where}: no {ctx.names.vgpu_memory}: {gpus} {'are' if (count or 0) > 1 else 'is'} booked with all "
                  f"of {'their' if (count or 0) > 1 else 'its'} memory")
+
+
+def _mig_fits_some_model(ctx: PodContext, request: int) -> bool:
+    """Whether a MIG request of `request` MiB fits an instance of any known model (memoised per request)."""
+    config = ctx.facts.device_config
+    assert config is not None
+    memo = ctx.facts.memo
+    key = ("mig-fits", request)
+    if key not in memo:
+        if len(memo) > 4096:
+            memo.clear()
+        memo[key] = any(mig_fit_in_geometry(g, request) for g in config.nvidia.known_mig_geometries)
+    return bool(memo[key])
 
 
 def _mig_slices(ctx: PodContext, request: int) -> tuple[str, ...]:

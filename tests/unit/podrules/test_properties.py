@@ -3,6 +3,7 @@ applicable, idempotent JSON Patch (SPEC §2: "the mutating webhook returns ... a
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import jsonpatch
@@ -175,7 +176,9 @@ facts = st.sampled_from(FACTS)
 @PROPERTY_SETTINGS
 @given(obj=objects(), f=facts)
 def test_defaults_are_an_add_only_idempotent_patch(obj: dict[str, Any], f: ClusterFacts) -> None:
+    before = copy.deepcopy(obj)
     r = review(obj, f)
+    assert obj == before  # the object under review is never changed: the defaults travel in the patch
     assert r.checked is True
     assert r.allowed == (not any(x.severity is Severity.ERROR for x in r.findings))
     assert all(op["op"] == "add" for op in r.patch), r.patch

@@ -1,8 +1,9 @@
 """The working state of one pod review: a cheap, mutable view of the pod and the findings so far.
 
-Reviews run on the admission hot path, so the pod is never deep-copied. Each container's `limits` and
-`requests` are shallow-copied into a `ContainerView`; mutating defaults update those views (so the
-validation rules see the defaulted pod) and record an addition from which the JSON Patch is built.
+Reviews run on the admission hot path, so the pod is never copied. A `ContainerView` reads the
+container's own `limits` and `requests`; a mutating default first copies the view's `limits` and then
+adds to the copy (so the validation rules see the defaulted pod, and the object under review is never
+changed) and records an addition from which the JSON Patch is built.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class ContainerView:
     limits: dict[str, Any]
     requests: dict[str, Any]
     privileged: bool
+    own_limits: bool = False  # `limits` is this view's own copy (else the object's dict: copied before a default)
     where: str | None = None  # message prefix and subject, made on first use (most containers never need them)
     subject: str | None = None
     ascend: list[Any] | None = None  # its Ascend resources (resources.ascend_resources), until limits change
@@ -178,6 +180,8 @@ class PodContext:
 
     # ---- mutation --------------------------------------------------------------------------------
     def add_limit(self, c: ContainerView, resource: str, value: str) -> None:
+        if not c.own_limits:  # the object under review is never changed: the patch carries the default
+            c.limits, c.own_limits = dict(c.limits), True
         c.limits[resource] = value
         c.ascend = None
         self.additions.append(
@@ -237,17 +241,23 @@ def build_context(target: PodTarget, facts: ClusterFacts, apply_defaults: bool, 
     return ctx
 
 
+_NO_RESOURCES: dict[str, Any] = {}  # shared and never written: add_limit copies before it writes
+
+
 def _str_keys(value: Any) -> dict[str, Any]:
-    """A copy the defaults can add to; non-string keys (only YAML can make them) are dropped."""
+    """The resource map to read: the object's own dict when every key is a string (JSON's always are),
+    else a copy without the other keys (only YAML can make them). Never written to (see add_limit)."""
     if not value:
-        return {}
+        return _NO_RESOURCES
     if type(value) is dict:
-        copy = dict(value)
-        if all(type(k) is str for k in copy):
-            return copy
-        return {k: v for k, v in copy.items() if isinstance(k, str)}
+        for key in value:
+            if type(key) is not str:
+                break
+        else:
+            return value
+        return {k: v for k, v in value.items() if isinstance(k, str)}
     if not isinstance(value, Mapping):
-        return {}
+        return _NO_RESOURCES
     return {k: v for k, v in value.items() if isinstance(k, str)}
 
 

@@ -58,7 +58,8 @@ def review(
     mutate = apply_defaults and not existing
     findings: list[Finding] = []
     additions = []
-    if is_volcano_job(obj) and not targets:
+    job = is_volcano_job(obj)
+    if job and not targets:
         findings.append(_malformed("spec.tasks", "Volcano Job has no tasks with a pod template"))
     for target in targets:
         ctx = build_context(target, facts, mutate, existing)
@@ -92,7 +93,7 @@ def review(
             mindcluster.check(ctx)
         findings.extend(ctx.findings)
         additions.extend(ctx.additions)
-    if is_volcano_job(obj):
+    if job:
         findings.extend(workloads.job_metadata(obj, targets))
     allowed = not any(f.severity is Severity.ERROR for f in findings)
     patch = tuple(add_ops(obj, additions)) if additions else ()

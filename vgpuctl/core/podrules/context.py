@@ -155,6 +155,7 @@ class PodContext:
     findings: list[Finding] = field(default_factory=list)
     additions: list[tuple[Pointer, Any]] = field(default_factory=list)
     malformed: bool = False
+    apps: list[ContainerView] = field(default_factory=list)  # the `containers` among them (rules ask often)
 
     # ---- reporting -------------------------------------------------------------------------------
     def emit(self, code: str, severity: Severity, subject: str, message: str) -> None:
@@ -200,7 +201,7 @@ class PodContext:
 
     # ---- pod-wide views --------------------------------------------------------------------------
     def app_containers(self) -> list[ContainerView]:
-        return [c for c in self.containers if c.kind == "containers"]
+        return self.apps
 
 
 def build_context(target: PodTarget, facts: ClusterFacts, apply_defaults: bool, existing: bool) -> PodContext:
@@ -238,6 +239,7 @@ def build_context(target: PodTarget, facts: ClusterFacts, apply_defaults: bool, 
                     as_mapping(security).get("privileged") is True if security else False,
                 )
             )
+    ctx.apps = [c for c in ctx.containers if c.kind == "containers"]
     return ctx
 
 

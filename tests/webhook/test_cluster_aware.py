@@ -323,3 +323,18 @@ def test_gunicorn_worker_watches_after_the_fork(api: FakeApi, tmp_path: Path,
     log = live.log()
     assert "Traceback" not in log, log
     assert "cluster view synced: 3 nodes, 6 bound device pods" in log
+
+
+def test_a_new_view_is_warmed_before_requests_see_it(api: FakeApi) -> None:
+    """Per-facts caches (every GPU's memory, the largest GPU count) are filled by the publisher thread, so
+    the first request after a publish does not scan the fleet (16-20 ms at 5,000 nodes)."""
+    app = create_app(aware_settings(api))
+    try:
+        client = app.test_client()
+        wait_synced(client)
+        facts = app.extensions["vgpuctl"].cluster.published.view.facts
+        kinds = {key[0] for key in facts.memo if isinstance(key, tuple)}
+        assert {"eligible-gpus", "largest-eligible"} <= kinds, kinds
+        assert facts.max_gpus_per_node == 4
+    finally:
+        app.extensions["vgpuctl"].cluster.stop()

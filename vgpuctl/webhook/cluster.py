@@ -41,6 +41,7 @@ from vgpuctl.core.clusterview import (
 from vgpuctl.core.deviceconfig import DeviceConfig
 from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.findings import Finding, Severity
+from vgpuctl.core.podrules import review
 from vgpuctl.core.versions import Version
 from vgpuctl.core.why.anyfit import FitAnswer, Outcome, first_fit
 from vgpuctl.core.why.request import parse_pod
@@ -66,6 +67,25 @@ def _iso(timestamp: float | None) -> str | None:
     if timestamp is None:
         return None
     return dt.datetime.fromtimestamp(timestamp, dt.timezone.utc).isoformat(timespec="seconds")
+
+
+# A pod touching every family, with no filter annotations: reviewing it once fills the new facts' caches
+# (every GPU's memory, the largest GPU count, card memories...) in the publisher thread. Otherwise the
+# first request after each publish pays for them: 16-20 ms on a 5,000-node view.
+_WARM_POD: dict[str, Any] = {
+    "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "vgpuctl-warm-up", "namespace": "default"},
+    "spec": {"schedulerName": "volcano", "containers": [
+        {"name": "vgpu", "resources": {"limits": {"volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "1"}}},
+        {"name": "gpushare", "resources": {"limits": {"volcano.sh/gpu-memory": "1"}}},
+        {"name": "ascend", "resources": {"limits": {"huawei.com/Ascend310P": "1"}}},
+        {"name": "npu", "resources": {"limits": {"huawei.com/npu-core": "1"}}},
+    ]},
+}
+
+
+def warm(facts: ClusterFacts) -> None:
+    """Fill `facts`' derived values the way a request would, before any request sees them."""
+    review(_WARM_POD, facts, apply_defaults=False)
 
 
 @dataclass(frozen=True)
@@ -272,10 +292,11 @@ class ClusterState:
             try:
                 self._publish(config)
                 self._build_error = None
-            except Exception as exc:  # a bug must not end the thread: keep the last view, retry on the next change
+            except Exception as exc:  # a bug must not end the thread: keep the last view and retry
                 self._build_error = f"{type(exc).__name__}: {exc}"
                 log.exception("cluster view could not be built; keeping the last one")
                 self._stop.wait(self._min_interval)
+                self._wake.set()  # retry even if the cluster stays quiet: the nodes were put back as dirty
             last = time.monotonic()
             self.metrics.build.observe(last - started)
 
@@ -300,6 +321,7 @@ class ClusterState:
                 self._dirty |= dirty  # not done: the next attempt redoes these nodes
             raise
         self._parts = parts
+        warm(view.facts)
         self.published = Published(view, self._clock(), config)
         if previous is None:
             log.info("cluster view synced: %d nodes, %d bound device pods", view.nodes, view.pods)

@@ -235,11 +235,11 @@ def _mig_fits_some_model(ctx: PodContext, request: int) -> bool:
     assert config is not None
     memo = ctx.facts.memo
     key = ("mig-fits", request)
-    if key not in memo:
-        if len(memo) > 4096:
-            memo.clear()
-        memo[key] = any(mig_fit_in_geometry(g, request) for g in config.nvidia.known_mig_geometries)
-    return bool(memo[key])
+    fits = memo.get(key)
+    if fits is None:
+        fits = any(mig_fit_in_geometry(g, request) for g in config.nvidia.known_mig_geometries)
+        _remember(memo, key, fits)
+    return bool(fits)
 
 
 def _mig_slices(ctx: PodContext, request: int) -> tuple[str, ...]:
@@ -251,14 +251,13 @@ def _mig_slices(ctx: PodContext, request: int) -> tuple[str, ...]:
     key = ("mig-slices", request)
     cached = memo.get(key)
     if cached is None:
-        if len(memo) > 4096:
-            memo.clear()
         slices = []
         for geometry in config.nvidia.known_mig_geometries:
             fit = mig_fit_in_geometry(geometry, request)
             if fit is not None and geometry.models:
                 slices.append(f"{fit.instance.name} ({fit.group.name}) on {geometry.models[0]}")
-        cached = memo[key] = tuple(slices)
+        cached = tuple(slices)
+        _remember(memo, key, cached)
     return tuple(cached)
 
 
@@ -287,11 +286,21 @@ def largest_eligible_memory(ctx: PodContext) -> int | None:
 def _memoised(ctx: PodContext, what: str, compute: Callable[[], Any]) -> Any:
     key = (what, *(str(ctx.annotations.get(k, "\0")) for k in _FILTER_ANNOTATIONS))
     memo = ctx.facts.memo
-    if key not in memo:
-        if len(memo) > 4096:  # filters come from user annotations: bound what they can make us keep
-            memo.clear()
-        memo[key] = compute()
-    return memo[key]
+    value = memo.get(key, _MISSING)  # one read: another thread may clear the memo (the webhook shares facts)
+    if value is _MISSING:
+        value = compute()
+        _remember(memo, key, value)
+    return value
+
+
+_MISSING = object()
+
+
+def _remember(memo: dict[Any, Any], key: Any, value: Any) -> None:
+    """Store in a facts memo; keys come from user annotations, so the memo is bounded (cleared when full)."""
+    if len(memo) > 4096:
+        memo.clear()
+    memo[key] = value
 
 
 _FILTER_ANNOTATIONS = (spec.ANN_USE_GPUTYPE, spec.ANN_NOUSE_GPUTYPE, spec.ANN_USE_GPUUUID, spec.ANN_NOUSE_GPUUUID)

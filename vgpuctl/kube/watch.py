@@ -215,13 +215,16 @@ class ClusterWatch:
         except ApiException as exc:
             raise ReadError(f"TLS error talking to {client.host}: {exc.reason}", transport=True) from None
         response = answer.response
+        drained = False  # the whole body was read: the connection may go back to the pool
         try:
             if answer.status == 410:
-                response.read()  # drain, so the connection can be reused
+                response.read()
+                drained = True
                 raise Gone
             if not 200 <= answer.status <= 299:
-                raise ReadError(status_message(answer.status, answer.reason or "", response.read()),
-                                 status=answer.status)
+                body = response.read()
+                drained = True
+                raise ReadError(status_message(answer.status, answer.reason or "", body), status=answer.status)
             with self._lock:
                 self._responses[resource.kind] = response
             if self._stop.is_set():
@@ -245,6 +248,7 @@ class ClusterWatch:
                 if isinstance(seen, str) and seen:
                     version = seen
                     yield version
+            drained = True  # the server ended the stream
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             if self._stop.is_set():
                 return
@@ -252,7 +256,10 @@ class ClusterWatch:
         finally:
             with self._lock:
                 self._responses.pop(resource.kind, None)
-            response.release_conn()
+            if drained:
+                response.release_conn()
+            else:  # left mid-stream (an error, a bad event, stop): the connection holds an unread body
+                _abort(response)
 
 
 def _lines(response: Any) -> Iterator[bytes]:

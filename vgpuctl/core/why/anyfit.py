@@ -234,20 +234,8 @@ def _vgpu_needs(pod: PodRequest) -> tuple[_VgpuNeed, ...] | None:
 
 
 def type_allowed(annotations: Mapping[str, Any], device_type: str) -> bool:
-    """Volcano's `checkType` + `checkGPUtype` for one GPU type (as `vgpu.py` replays them; the agreement is
-    tested): NVIDIA in the type, a `use-gputype` token inside it, no `nouse-gputype` token inside it."""
-    if "NVIDIA" not in device_type:
-        return False
-    upper = device_type.upper()
-
-    def tokens(raw: str) -> list[str]:
-        return raw.split(",") if "," in raw else [raw]
-
-    use = annotations.get(spec.ANN_USE_GPUTYPE)
-    if isinstance(use, str):
-        return any(t.upper() in upper for t in tokens(use))
-    nouse = annotations.get(spec.ANN_NOUSE_GPUTYPE)
-    return not (isinstance(nouse, str) and any(t.upper() in upper for t in tokens(nouse)))
+    """Volcano's `checkType` + `checkGPUtype` for one GPU type, exactly as the simulator replays them."""
+    return vgpu_filter.type_excluded(annotations, device_type) is None
 
 
 class _Request:

@@ -219,7 +219,7 @@ def _uuid_lists(annotations: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[
     return parse(annotations.get(spec.ANN_USE_GPUUUID)), parse(annotations.get(spec.ANN_NOUSE_GPUUUID))
 
 
-def _type_excluded(annotations: Mapping[str, Any], device_type: str) -> str | None:
+def type_excluded(annotations: Mapping[str, Any], device_type: str) -> str | None:
     """Volcano's `checkType` + `checkGPUtype`: None when the type passes, else why not."""
     if "NVIDIA" not in device_type:
         return f"type {device_type!r} does not contain NVIDIA"
@@ -330,7 +330,7 @@ def _check(pod: PodRequest, req: VgpuRequest, gpu: _Gpu, i: int, env: WhyEnv, mo
     if gpu.used_core == 100 and cores == 0:
         return Miss(Reason.INSUFFICIENT_CORES, f"GPU {i}: cores fully used (100/100) and the container sets no "
                                                "vgpu-cores", 8.5)
-    excluded = _type_excluded(pod.annotations, gpu.state.type)
+    excluded = type_excluded(pod.annotations, gpu.state.type)
     if excluded is not None:
         return Miss(Reason.TYPE_EXCLUDED, f"GPU {i}: {excluded}", 9.0)
     if mode == _MIG:

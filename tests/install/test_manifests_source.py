@@ -14,7 +14,7 @@ import pytest
 
 from tests.manifests.conftest import BASE, DEPLOY, ROOT
 from tests.manifests.kustomize import render
-from vgpuctl.manifests import SHIPPED, shipped_files, webhook_files, webhook_objects
+from vgpuctl.manifests import SHIPPED, shipped_files, webhook_objects
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -39,7 +39,7 @@ def test_every_shipped_deploy_directory_is_a_byte_for_byte_copy(deploy: Path, pa
 
 def test_install_reads_the_objects_kustomize_renders_from_deploy_base() -> None:
     assert webhook_objects() == render(BASE)
-    assert set(webhook_files()) == {p.name for p in PACKAGED.glob("*.yaml")}
+    assert set(shipped_files()) == {p.name for p in PACKAGED.glob("*.yaml")}
 
 
 def test_install_cluster_aware_reads_the_objects_kustomize_renders_from_the_overlay() -> None:

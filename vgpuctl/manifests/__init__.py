@@ -30,7 +30,6 @@ from vgpuctl.core.kustomize import build as kustomize
 SHIPPED = {"base": "webhook", "overlays/cluster-aware": "cluster-aware"}
 BASE = "base"
 CLUSTER_AWARE = "overlays/cluster-aware"
-WEBHOOK_DIR = SHIPPED[BASE]
 
 #: Reads the file at a `/`-separated path relative to a tree's root; None when there is no such file.
 Reader = Callable[[str], str | None]
@@ -72,11 +71,6 @@ def shipped_files(directory: str = BASE) -> dict[str, str]:
     folder = resources.files(__name__).joinpath(SHIPPED[directory])
     return {entry.name: entry.read_text(encoding="utf-8") for entry in folder.iterdir()
             if entry.is_file() and entry.name.endswith(".yaml")}
-
-
-def webhook_files() -> dict[str, str]:
-    """File name → text of every file of the packaged webhook base (kustomization.yaml included)."""
-    return shipped_files(BASE)
 
 
 def webhook_objects(*, cluster_aware: bool = False) -> list[dict[str, Any]]:

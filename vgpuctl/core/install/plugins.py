@@ -59,10 +59,8 @@ MINDCLUSTER_NODE_LABEL = ("accelerator", "huawei-Ascend310P")
 #: Where the NVIDIA plugins run when --nodes is not given: the label NVIDIA GPU feature discovery (and the
 #: GPU operator) put on GPU nodes.
 DEFAULT_GPU_NODES = "nvidia.com/gpu.present=true"
-DEFAULT_VGPU_NODES = DEFAULT_GPU_NODES
 
 ROLE_BY_MODE = {mode: PluginRole(mode.value) for mode in Mode}
-PLUGIN_MODES = tuple(Mode)  # every mode's plugin is rendered
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,15 +20,14 @@ from vgpuctl.core.podrules.targets import as_list, as_mapping
 INFO, ERROR = Severity.INFO, Severity.ERROR
 
 
-def apply_defaults(ctx: PodContext, families: Families | None = None) -> None:
-    """`families`: which device families the pod's resources touch, when the caller knows; each default
-    about one family is then skipped for pods without that family's resources."""
+def apply_defaults(ctx: PodContext, families: Families) -> None:
+    """Each default about one family runs only for pods with that family's resources (`families`)."""
     request_to_limit(ctx)
-    if families is None or families.vgpu:
+    if families.vgpu:
         vgpu_number(ctx)
-    if families is None or families.ascend:
+    if families.ascend:
         ascend_count(ctx)
-    if families is None or families.npu_core:
+    if families.npu_core:
         mindcluster_labels(ctx)
     scheduler_name(ctx)
 

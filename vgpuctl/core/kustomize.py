@@ -16,6 +16,8 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import jsonpatch
+import jsonpointer
 import yaml
 
 KUSTOMIZATION = "kustomization.yaml"
@@ -114,134 +116,12 @@ def _matches(obj: Mapping[str, Any], target: Mapping[str, str]) -> bool:
 
 # --- RFC 6902 -------------------------------------------------------------------------------------
 
-def _tokens(pointer: Any) -> list[str]:
-    """RFC 6901: "" is the whole document; otherwise "/"-separated tokens, `~1` → `/`, `~0` → `~`."""
-    if not isinstance(pointer, str) or (pointer and not pointer.startswith("/")):
-        raise KustomizeError(f"{pointer!r} is not a JSON pointer")
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]] if pointer else []
-
-
-def _index(container: list[Any], token: str, *, end_ok: bool) -> int:
-    if token == "-" and end_ok:
-        return len(container)
-    if not token.isdigit() or (token != "0" and token.startswith("0")):
-        raise KustomizeError(f"{token!r} is not an array index")
-    index = int(token)
-    if index > len(container) or (index == len(container) and not end_ok):
-        raise KustomizeError(f"array index {index} is out of range")
-    return index
-
-
-def _parent(doc: Any, tokens: list[str], pointer: str) -> Any:
-    node = doc
-    for token in tokens[:-1]:
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list):
-            node = node[_index(node, token, end_ok=False)]
-        else:
-            raise KustomizeError(f"path {pointer} does not exist")
-    return node
-
-
-def _get(doc: Any, pointer: str) -> Any:
-    tokens = _tokens(pointer)
-    if not tokens:
-        return doc
-    parent = _parent(doc, tokens, pointer)
-    last = tokens[-1]
-    if isinstance(parent, dict) and last in parent:
-        return parent[last]
-    if isinstance(parent, list):
-        return parent[_index(parent, last, end_ok=False)]
-    raise KustomizeError(f"path {pointer} does not exist")
-
-
-def _add(doc: Any, pointer: str, value: Any) -> Any:
-    tokens = _tokens(pointer)
-    if not tokens:
-        return value
-    parent = _parent(doc, tokens, pointer)
-    if isinstance(parent, dict):
-        parent[tokens[-1]] = value
-    elif isinstance(parent, list):
-        parent.insert(_index(parent, tokens[-1], end_ok=True), value)
-    else:
-        raise KustomizeError(f"path {pointer} does not exist")
-    return doc
-
-
-def _remove(doc: Any, pointer: str) -> tuple[Any, Any]:
-    tokens = _tokens(pointer)
-    if not tokens:
-        raise KustomizeError("cannot remove the whole document")
-    parent = _parent(doc, tokens, pointer)
-    last = tokens[-1]
-    if isinstance(parent, dict) and last in parent:
-        return doc, parent.pop(last)
-    if isinstance(parent, list):
-        return doc, parent.pop(_index(parent, last, end_ok=False))
-    raise KustomizeError(f"path {pointer} does not exist")
-
-
-def _same(a: Any, b: Any) -> bool:
-    """JSON equality: `true` is not `1` (Python's `==` says it is); 1 and 1.0 are the same number."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    return type(a) is type(b) and bool(a == b)
-
-
-def _replace(doc: Any, pointer: str, value: Any) -> Any:
-    """In place, so a replaced member keeps its position (as kustomize's output and `jsonpatch` keep it)."""
-    tokens = _tokens(pointer)
-    if not tokens:
-        return value
-    parent = _parent(doc, tokens, pointer)
-    last = tokens[-1]
-    if isinstance(parent, dict) and last in parent:
-        parent[last] = value
-    elif isinstance(parent, list):
-        parent[_index(parent, last, end_ok=False)] = value
-    else:
-        raise KustomizeError(f"path {pointer} does not exist")
-    return doc
-
-
 def apply_patch(document: Any, ops: Sequence[Mapping[str, Any]]) -> Any:
-    """`document` with the RFC 6902 operations applied, in order (the input is not changed). Every op of the
-    RFC is supported; a path that does not exist, or a failed `test`, raises `KustomizeError`."""
-    doc = copy.deepcopy(document)
-    for op in ops:
-        name, path = op.get("op"), op.get("path")
-        if name in ("add", "replace", "test") and "value" not in op:
-            raise KustomizeError(f"{name} {path}: no value")
-        if name == "add":
-            doc = _add(doc, str(path), copy.deepcopy(op["value"]))
-        elif name == "remove":
-            doc, _ = _remove(doc, str(path))
-        elif name == "replace":
-            doc = _replace(doc, str(path), copy.deepcopy(op["value"]))
-        elif name in ("move", "copy"):
-            source = op.get("from")
-            if not isinstance(source, str):
-                raise KustomizeError(f"{name} {path}: no from")
-            value = copy.deepcopy(_get(doc, source))  # the "from" location must exist
-            if name == "move" and path == source:
-                continue
-            if name == "move" and str(path).startswith(source + "/"):
-                raise KustomizeError(f"move {source} into its own child {path}")
-            if name == "move":
-                doc, _ = _remove(doc, source)
-            doc = _add(doc, str(path), value)
-        elif name == "test":
-            if not _same(_get(doc, str(path)), op["value"]):
-                raise KustomizeError(f"test {path}: the value differs")
-        else:
-            raise KustomizeError(f"unknown JSON Patch op {name!r}")
-    return doc
+    """`document` with the RFC 6902 operations applied in order, by the `jsonpatch` library (the input is not
+    changed; a replaced member keeps its position). A bad operation or path raises `KustomizeError`."""
+    try:
+        return jsonpatch.apply_patch(document, [dict(op) for op in ops], in_place=False)
+    except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as exc:
+        raise KustomizeError(f"JSON patch: {exc}") from None
+    except (KeyError, IndexError, TypeError, ValueError) as exc:  # malformed operations the library trips on
+        raise KustomizeError(f"JSON patch: {type(exc).__name__}: {exc}") from None

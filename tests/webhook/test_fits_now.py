@@ -14,11 +14,10 @@ from hypothesis import strategies as st
 
 from tests.unit.why.builders import A100, NVIDIA, gpu, pod, vgpu_node, vgpu_pod
 from vgpuctl.core.cluster import build_snapshot
-from vgpuctl.core.cluster.facts import facts_from_snapshot
+from vgpuctl.core.cluster.facts import combine, facts_from_snapshot
 from vgpuctl.core.clusterview import (
     assemble,
     build_node_parts,
-    merge_facts,
     simulation_env,
     slim_node,
     slim_pod,
@@ -70,7 +69,7 @@ def test_merged_parts_equal_the_facts_of_the_whole_snapshot() -> None:
     for p in pods:
         by_node.setdefault(p.get("spec", {}).get("nodeName") or "", []).append(p)
     parts = build_node_parts(nodes, by_node, simulation_env(snapshot.device_config, None))
-    merged = merge_facts((parts[n.name].facts for n in snapshot.nodes), ClusterFacts())
+    merged = combine((parts[n.name].facts for n in snapshot.nodes), ClusterFacts())
     for field in ("vgpu_nodes", "gpushare_nodes", "ascend_nodes", "npu_core_capacities", "cores_per_310p_chip",
                   "node_resources"):
         assert getattr(merged, field) == getattr(whole, field), field

@@ -16,14 +16,14 @@ device order, which decides where a pod goes but not whether it fits.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.cluster import NodeState, build_snapshot
-from vgpuctl.core.cluster.facts import facts_from_snapshot
+from vgpuctl.core.cluster.facts import NodeFacts, combine, node_facts
 from vgpuctl.core.deviceconfig import DeviceConfig, default_device_config
-from vgpuctl.core.facts import AscendNode, ClusterFacts, GpushareNode, VgpuNode
+from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.schedconf import DeviceshareArgs
 from vgpuctl.core.versions import Version
 from vgpuctl.core.why.anyfit import FitIndex, NodeSummary, build_index, summarize
@@ -147,7 +147,7 @@ class NodePart:
     """One node's share of a view: its model (with usage), its facts and its fit summary."""
 
     state: NodeState
-    facts: ClusterFacts
+    facts: NodeFacts
     summary: NodeSummary
     pods: Mapping[str, Mapping[str, Any]]  # ns/name → the bound pods counted on it (never mutated)
 
@@ -161,34 +161,13 @@ def build_node_parts(nodes: Iterable[Mapping[str, Any]], pods_by_node: Mapping[s
     pods = [p for name in names for p in pods_by_node.get(name, ())]
     snapshot = build_snapshot([*_factor_configmap(env.device_config), *node_list, *pods],
                               volcano_version=env.volcano_version)
+    factor = snapshot.device_config.nvidia.memory_factor
     parts: dict[str, NodePart] = {}
     for state in snapshot.nodes:
-        facts = facts_from_snapshot(replace(snapshot, nodes=[state]), volcano_version=env.volcano_version)
+        facts = node_facts(state, factor)
         mine = {pod_key(p): p for p in pods_by_node.get(state.name, ())}
         parts[state.name] = NodePart(state, facts, summarize(state, env), mine)
     return parts
-
-
-def merge_facts(parts: Iterable[ClusterFacts], base: ClusterFacts) -> ClusterFacts:
-    """`base` (device config, version, scheduler names) plus the node facts of every part, in order:
-    what `facts_from_snapshot` gives for the whole cluster, built from per-node pieces."""
-    vgpu: list[VgpuNode] = []
-    share: list[GpushareNode] = []
-    ascend: list[AscendNode] = []
-    npu_cores: list[int] = []
-    resources: set[str] = set()
-    per_chip: int | None = None
-    for f in parts:
-        vgpu.extend(f.vgpu_nodes or ())
-        share.extend(f.gpushare_nodes or ())
-        ascend.extend(f.ascend_nodes or ())
-        npu_cores.extend(f.npu_core_capacities or ())
-        per_chip = per_chip or f.cores_per_310p_chip
-        if f.node_resources:
-            resources.update(f.node_resources)
-    return replace(base, vgpu_nodes=tuple(vgpu), gpushare_nodes=tuple(share), ascend_nodes=tuple(ascend),
-                   npu_core_capacities=tuple(npu_cores), cores_per_310p_chip=per_chip,
-                   node_resources=frozenset(resources))
 
 
 @dataclass(frozen=True)
@@ -215,4 +194,4 @@ def assemble(parts: Mapping[str, NodePart], base: ClusterFacts, config: DeviceCo
     env = simulation_env(config, volcano_version, by_key=pods, by_node={p.state.name: p.pods for p in ordered})
     index = build_index(((p.state, p.summary) for p in ordered), env)
     counted = sum(len(p.pods) for p in ordered)
-    return ClusterView(merge_facts((p.facts for p in ordered), base), index, base, len(ordered), counted)
+    return ClusterView(combine((p.facts for p in ordered), base), index, base, len(ordered), counted)

@@ -1,13 +1,17 @@
 """From a `ClusterSnapshot` to the `ClusterFacts` that cluster-aware pod rules read.
 
-`lint --snapshot`, the doctor's review of existing pods and (later) the cluster-aware webhook all take
-their facts from here, so a rule sees the same cluster whatever the entry point.
+`lint --snapshot`, the doctor's review of existing pods and the cluster-aware webhook (node by node:
+`node_facts`, then `combine`) all take their facts from here, so a rule sees the same cluster whatever
+the entry point.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
 from vgpuctl.core import spec
-from vgpuctl.core.cluster.model import ClusterSnapshot
+from vgpuctl.core.cluster.model import ClusterSnapshot, NodeState
 from vgpuctl.core.facts import AscendDevice, AscendNode, ClusterFacts, GpuDevice, GpushareNode, VgpuNode
 from vgpuctl.core.findings import Severity
 from vgpuctl.core.versions import Version, VersionError, parse_version
@@ -29,6 +33,63 @@ def detect_volcano_version(snapshot: ClusterSnapshot) -> Version | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class NodeFacts:
+    """One node's contribution to `ClusterFacts` (the cluster-aware webhook keeps one per watched node)."""
+
+    vgpu: VgpuNode | None = None
+    gpushare: GpushareNode | None = None
+    ascend: AscendNode | None = None
+    npu_cores: int | None = None  # MindCluster: the node's total AI cores
+    cores_per_chip: int | None = None
+    resources: frozenset[str] = frozenset()
+
+
+def node_facts(node: NodeState, factor: int) -> NodeFacts:
+    """What `node` adds to the cluster's facts; `factor` is the device config's gpuMemoryFactor."""
+    gpus = [d for d in node.devices if d.family is spec.Family.VGPU]
+    cards = [d for d in node.devices if d.family is spec.Family.GPUSHARE]
+    npus = [d for d in node.devices if d.family is spec.Family.ASCEND_HAMI]
+    chips = [d for d in node.devices if d.family is spec.Family.ASCEND_MINDCLUSTER]
+    return NodeFacts(
+        vgpu=VgpuNode(node.name, tuple(
+            GpuDevice(uuid=d.id, type=d.type, memory=d.memory_total // factor, mode=d.mode, split=d.slots_total,
+                      health=d.health) for d in gpus)) if gpus else None,
+        gpushare=GpushareNode(node.name, cards[0].memory_total, sum(1 for c in cards if c.health)) if cards else None,
+        ascend=AscendNode(node.name, tuple(
+            AscendDevice(common_word=d.type, memory=d.memory_total, cores=d.cores_total, uuid=d.id, index=d.index,
+                         count=d.slots_total, health=d.health) for d in npus),
+            hami_vnpu_core=node.annotations.get(spec.NODE_HAMI_VNPU_CORE) == "true") if npus else None,
+        npu_cores=sum(c.cores_total for c in chips) if chips else None,
+        cores_per_chip=chips[0].cores_total if chips else None,
+        resources=frozenset(k for k in node.allocatable if isinstance(k, str)),
+    )
+
+
+def combine(parts: Iterable[NodeFacts], base: ClusterFacts) -> ClusterFacts:
+    """`base` (device config, version, scheduler names, policy) with the node facts of `parts`, in order."""
+    vgpu: list[VgpuNode] = []
+    share: list[GpushareNode] = []
+    ascend: list[AscendNode] = []
+    npu_cores: list[int] = []
+    cores_per_chip: int | None = None
+    resources: set[str] = set()
+    for part in parts:
+        if part.vgpu is not None:
+            vgpu.append(part.vgpu)
+        if part.gpushare is not None:
+            share.append(part.gpushare)
+        if part.ascend is not None:
+            ascend.append(part.ascend)
+        if part.npu_cores is not None:
+            npu_cores.append(part.npu_cores)
+        cores_per_chip = cores_per_chip or part.cores_per_chip
+        resources.update(part.resources)
+    return replace(base, vgpu_nodes=tuple(vgpu), gpushare_nodes=tuple(share), ascend_nodes=tuple(ascend),
+                   npu_core_capacities=tuple(npu_cores), cores_per_310p_chip=cores_per_chip,
+                   node_resources=frozenset(resources))
+
+
 def facts_from_snapshot(
     snapshot: ClusterSnapshot,
     *,
@@ -37,41 +98,7 @@ def facts_from_snapshot(
     privileged_severity: Severity = Severity.ERROR,
 ) -> ClusterFacts:
     factor = snapshot.device_config.nvidia.memory_factor
-    vgpu: list[VgpuNode] = []
-    share: list[GpushareNode] = []
-    ascend: list[AscendNode] = []
-    npu_cores: list[int] = []
-    cores_per_chip: int | None = None
-    resources: set[str] = set()
-    for node in snapshot.nodes:
-        resources.update(k for k in node.allocatable if isinstance(k, str))
-        gpus = [d for d in node.devices if d.family is spec.Family.VGPU]
-        if gpus:
-            vgpu.append(VgpuNode(node.name, tuple(
-                GpuDevice(uuid=d.id, type=d.type, memory=d.memory_total // factor, mode=d.mode,
-                          split=d.slots_total, health=d.health) for d in gpus)))
-        cards = [d for d in node.devices if d.family is spec.Family.GPUSHARE]
-        if cards:
-            share.append(GpushareNode(node.name, cards[0].memory_total, sum(1 for c in cards if c.health)))
-        npus = [d for d in node.devices if d.family is spec.Family.ASCEND_HAMI]
-        if npus:
-            ascend.append(AscendNode(node.name, tuple(
-                AscendDevice(common_word=d.type, memory=d.memory_total, cores=d.cores_total, uuid=d.id,
-                             index=d.index, count=d.slots_total, health=d.health) for d in npus),
-                hami_vnpu_core=node.annotations.get(spec.NODE_HAMI_VNPU_CORE) == "true"))
-        chips = [d for d in node.devices if d.family is spec.Family.ASCEND_MINDCLUSTER]
-        if chips:
-            npu_cores.append(sum(c.cores_total for c in chips))
-            cores_per_chip = cores_per_chip or chips[0].cores_total
-    return ClusterFacts(
-        device_config=snapshot.device_config,
-        volcano_version=volcano_version or detect_volcano_version(snapshot),
-        scheduler_names=scheduler_names,
-        privileged_severity=privileged_severity,
-        vgpu_nodes=tuple(vgpu),
-        gpushare_nodes=tuple(share),
-        ascend_nodes=tuple(ascend),
-        npu_core_capacities=tuple(npu_cores),
-        cores_per_310p_chip=cores_per_chip,
-        node_resources=frozenset(resources),
-    )
+    base = ClusterFacts(device_config=snapshot.device_config,
+                        volcano_version=volcano_version or detect_volcano_version(snapshot),
+                        scheduler_names=scheduler_names, privileged_severity=privileged_severity)
+    return combine((node_facts(node, factor) for node in snapshot.nodes), base)

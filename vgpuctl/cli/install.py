@@ -12,8 +12,6 @@ did not become ready — rerun to finish).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 import shlex
 import sys
@@ -43,6 +41,7 @@ from vgpuctl.core.install.webhook import (
     WebhookLayout,
     WebhookOptions,
     WebhookTLS,
+    decode_b64_text,
     install_plan,
     layout,
     removal_plan,
@@ -111,74 +110,11 @@ def _require_cryptography() -> None:
 
 
 def _pem(secret: Mapping[str, Any], key: str) -> str | None:
-    value = (secret.get("data") or {}).get(key)
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return base64.b64decode(value, validate=True).decode("ascii")
-    except (binascii.Error, ValueError):
-        return None
+    return decode_b64_text((secret.get("data") or {}).get(key)) or None
 
 
 def _when(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d")
-
-
-def _pair_problem(secret: Mapping[str, Any], names: Sequence[str], now: datetime) -> str | None:
-    """Why the Secret's pair cannot serve the webhook, or None when it can."""
-    from cryptography import x509
-    from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives import serialization
-
-    texts = {key: _pem(secret, key) for key in (CA_KEY, CERT_KEY, KEY_KEY)}
-    missing = [k for k, v in texts.items() if v is None]
-    if missing:
-        return f"it has no usable {', '.join(missing)}"
-    try:
-        ca = x509.load_pem_x509_certificate(str(texts[CA_KEY]).encode())
-        leaf = x509.load_pem_x509_certificate(str(texts[CERT_KEY]).encode())
-        key = serialization.load_pem_private_key(str(texts[KEY_KEY]).encode(), password=None)
-    except (ValueError, TypeError) as exc:
-        return f"its certificates or key do not parse ({exc})"
-    public = serialization.PublicFormat.SubjectPublicKeyInfo
-    if key.public_key().public_bytes(serialization.Encoding.DER, public) != \
-            leaf.public_key().public_bytes(serialization.Encoding.DER, public):
-        return "tls.key does not belong to tls.crt"
-    try:
-        leaf.verify_directly_issued_by(ca)
-    except (ValueError, TypeError, InvalidSignature):
-        return "tls.crt is not issued by ca.crt"
-    try:
-        sans = leaf.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-        covered = set(sans.get_values_for_type(x509.DNSName))
-    except x509.ExtensionNotFound:
-        covered = set()
-    uncovered = [n for n in names if n not in covered]
-    if uncovered:
-        return f"tls.crt does not name {', '.join(uncovered)}"
-    for label, cert in ((CERT_KEY, leaf), (CA_KEY, ca)):
-        if cert.not_valid_before_utc > now + CLOCK_SKEW:
-            return f"{label} is not valid before {_when(cert.not_valid_before_utc)}"
-        if cert.not_valid_after_utc - now < RENEW_BEFORE:
-            verb = "expired" if cert.not_valid_after_utc <= now else "expires"
-            return f"{label} {verb} on {_when(cert.not_valid_after_utc)} (renewed within {RENEW_BEFORE.days} days)"
-    return None
-
-
-def _trusts(config: Mapping[str, Any], ca_pem: str) -> bool:
-    """Every webhook of the configuration has `ca_pem` in its caBundle."""
-    from cryptography import x509
-
-    ca = x509.load_pem_x509_certificate(ca_pem.encode())
-    for hook in config.get("webhooks") or []:
-        bundle = _pem({"data": {"b": (hook.get("clientConfig") or {}).get("caBundle")}}, "b")
-        try:
-            certs = x509.load_pem_x509_certificates(bundle.encode()) if bundle else []
-        except ValueError:
-            certs = []
-        if ca not in certs:
-            return False
-    return True
 
 
 def webhook_tls(state: ClusterState, lay: WebhookLayout, now: datetime) -> WebhookTLS:
@@ -201,7 +137,10 @@ def webhook_tls(state: ClusterState, lay: WebhookLayout, now: datetime) -> Webho
         return WebhookTLS(ca, note=f"TLS: {lay.secret} is not vgpuctl's: left as it is; its ca.crt is the caBundle")
     reason = f"{lay.secret} does not exist yet"
     if current is not None:
-        problem = _pair_problem(current, names, now)
+        texts = [_pem(current, k) for k in (CA_KEY, CERT_KEY, KEY_KEY)]
+        missing = [k for k, text in zip((CA_KEY, CERT_KEY, KEY_KEY), texts, strict=True) if text is None]
+        problem = f"it has no usable {', '.join(missing)}" if missing else certs.pair_problem(
+            *(str(t) for t in texts), names, now, renew_before=RENEW_BEFORE, skew=CLOCK_SKEW)
         if problem is None:
             ca, crt, key = (str(_pem(current, k)) for k in (CA_KEY, CERT_KEY, KEY_KEY))
             from cryptography import x509
@@ -210,7 +149,9 @@ def webhook_tls(state: ClusterState, lay: WebhookLayout, now: datetime) -> Webho
             note = (f"TLS: {lay.secret} holds a valid pair (for {names[2]}, valid until {_when(until)}): kept, "
                     "no new certificates")
             stale = [str(ref) for ref in lay.configs
-                     if (config := state.get(ref)) is not None and owned(config) and not _trusts(config, ca)]
+                     if (config := state.get(ref)) is not None and owned(config)
+                     and not all(certs.bundle_trusts(decode_b64_text((h.get("clientConfig") or {}).get("caBundle")),
+                                                     ca) for h in config.get("webhooks") or [])]
             if stale:
                 note += f"; the caBundle of {' and '.join(stale)} does not match its CA and is set to it"
             return WebhookTLS(ca, crt, key, note)

@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -151,3 +152,55 @@ def self_signed_pair(out_dir: str | Path, hostnames: Sequence[str] = ("localhost
     write_pem_files(out_dir, ca, leaf)
     out = Path(out_dir)
     return str(out / "tls.crt"), str(out / "tls.key"), str(out / "ca.crt")
+
+
+# ---- checking a pair that already exists (install --webhook keeps a good one) ------------------------
+
+def key_matches(key: Any, cert: x509.Certificate) -> bool:
+    """Whether the private key belongs to the certificate."""
+    fmt = (serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return bool(key.public_key().public_bytes(*fmt) == cert.public_key().public_bytes(*fmt))
+
+
+def pair_problem(ca_pem: str, cert_pem: str, key_pem: str, names: Sequence[str], now: dt.datetime, *,
+                 renew_before: dt.timedelta, skew: dt.timedelta) -> str | None:
+    """Why a CA + serving pair cannot serve `names` (it must parse, the key match, the CA have issued the
+    certificate, every name be covered, and neither certificate expire within `renew_before`), or None."""
+    from cryptography.exceptions import InvalidSignature
+
+    try:
+        ca = x509.load_pem_x509_certificate(ca_pem.encode())
+        leaf = x509.load_pem_x509_certificate(cert_pem.encode())
+        key = serialization.load_pem_private_key(key_pem.encode(), password=None)
+    except (ValueError, TypeError) as exc:
+        return f"its certificates or key do not parse ({exc})"
+    if not key_matches(key, leaf):
+        return "tls.key does not belong to tls.crt"
+    try:
+        leaf.verify_directly_issued_by(ca)
+    except (ValueError, TypeError, InvalidSignature):
+        return "tls.crt is not issued by ca.crt"
+    try:
+        covered = set(leaf.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+                      .get_values_for_type(x509.DNSName))
+    except x509.ExtensionNotFound:
+        covered = set()
+    uncovered = [n for n in names if n not in covered]
+    if uncovered:
+        return f"tls.crt does not name {', '.join(uncovered)}"
+    for label, cert in (("tls.crt", leaf), ("ca.crt", ca)):
+        if cert.not_valid_before_utc > now + skew:
+            return f"{label} is not valid before {cert.not_valid_before_utc:%Y-%m-%d}"
+        if cert.not_valid_after_utc - now < renew_before:
+            verb = "expired" if cert.not_valid_after_utc <= now else "expires"
+            return f"{label} {verb} on {cert.not_valid_after_utc:%Y-%m-%d} (renewed within {renew_before.days} days)"
+    return None
+
+
+def bundle_trusts(bundle_pem: str, ca_pem: str) -> bool:
+    """Whether a caBundle (PEM text, possibly several certificates) contains the CA."""
+    ca = x509.load_pem_x509_certificate(ca_pem.encode())
+    try:
+        return ca in x509.load_pem_x509_certificates(bundle_pem.encode()) if bundle_pem else False
+    except ValueError:
+        return False

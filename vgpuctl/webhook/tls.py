@@ -23,6 +23,8 @@ from typing import Any
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
+from vgpuctl.webhook.certs import key_matches
+
 log = logging.getLogger("vgpuctl.webhook")
 
 MINIMUM_TLS = ssl.TLSVersion.TLSv1_2
@@ -55,10 +57,8 @@ def check_certificate(cert_file: str, key_file: str, *, margin: dt.timedelta,
             key = serialization.load_pem_private_key(f.read(), password=None)
     except (OSError, ValueError, TypeError) as exc:
         return CertStatus(False, f"TLS certificate or key unreadable: {type(exc).__name__}: {exc}")
-    public = key.public_key()
-    fmt = (serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
     not_after = cert.not_valid_after_utc
-    if public.public_bytes(*fmt) != cert.public_key().public_bytes(*fmt):
+    if not key_matches(key, cert):
         return CertStatus(False, "TLS key does not match the certificate", not_after, cert.serial_number)
     if now < cert.not_valid_before_utc:
         return CertStatus(False, f"TLS certificate not valid before {cert.not_valid_before_utc.isoformat()}",

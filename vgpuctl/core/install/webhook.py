@@ -384,7 +384,7 @@ def _rotation_bridge(state: ClusterState, configs: Sequence[Step], new_ca: str) 
         current = state.get(step.ref)
         if step.body is None or current is None or not owned(current):
             continue
-        old = {_unb64((h.get("clientConfig") or {}).get("caBundle")) for h in current.get("webhooks") or []
+        old = {decode_b64_text((h.get("clientConfig") or {}).get("caBundle")) for h in current.get("webhooks") or []
                if isinstance(h, Mapping)}
         old_pem = "".join(sorted(o for o in old if o and new_ca.strip() not in o))
         if not old_pem:
@@ -397,7 +397,8 @@ def _rotation_bridge(state: ClusterState, configs: Sequence[Step], new_ca: str) 
     return bridge
 
 
-def _unb64(value: Any) -> str:
+def decode_b64_text(value: Any) -> str:
+    """A base64 Secret value or caBundle as text; "" when it is missing or not base64 of text."""
     if not isinstance(value, str):
         return ""
     try:

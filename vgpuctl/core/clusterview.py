@@ -31,7 +31,6 @@ from vgpuctl.core.why.env import WhyEnv
 
 ALL_FAMILIES = DeviceshareArgs(gpu_sharing=True, gpu_number=True, vgpu=True, ascend_mindcluster=True,
                                ascend_hami=True)
-DONE_PHASES = ("Succeeded", "Failed")  # pods Volcano no longer counts (core/cluster/build.py)
 # Where pod usage lives: allocation annotations (volcano.sh/vgpu-ids-new, volcano.sh/gpu-index,
 # hami.io/<CW>-devices-allocated, huawei.com/npu-core) and device resources (volcano.sh/…, huawei.com/…).
 _DEVICE_PREFIXES = ("volcano.sh/", "hami.io/", "huawei.com/")
@@ -82,7 +81,7 @@ def slim_pod(obj: Mapping[str, Any]) -> dict[str, Any] | None:
     spec_ = _m(obj.get("spec"))
     node = spec_.get("nodeName")
     phase = _m(obj.get("status")).get("phase")
-    if not isinstance(node, str) or not node or phase in DONE_PHASES:
+    if not isinstance(node, str) or not node or phase in spec.DONE_POD_PHASES:
         return None
     meta = _m(obj.get("metadata"))
     annotations = {k: v for k, v in _m(meta.get("annotations")).items() if k not in _NOISE_ANNOTATIONS}

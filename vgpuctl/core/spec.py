@@ -158,3 +158,6 @@ DEVICE_POD_ANNOTATIONS: Final = (
     ANN_VNPU_MODE,
 )
 DEVICE_POD_LABELS: Final = (LABEL_RING_CONTROLLER, LABEL_VNPU_LEVEL, LABEL_VNPU_DVPP)
+
+#: Pod phases whose devices are free again: Volcano and the device plugins no longer count these pods.
+DONE_POD_PHASES: Final = ("Succeeded", "Failed")

@@ -49,7 +49,6 @@ from vgpuctl.core.schedconf import SchedulerConf, SchedulerConfError, deviceshar
 from vgpuctl.core.versions import Version, accepts_vnpus_wrapper, requires_six_field_register
 
 _EMPTY: Mapping[str, Any] = {}
-_DONE_PHASES = ("Succeeded", "Failed")
 # No real node has more; a garbage capacity must not make us build millions of devices.
 MAX_DEVICES_PER_NODE = 1024
 _ALLOCATED_SUFFIX = "-devices-allocated"
@@ -105,7 +104,7 @@ def build_snapshot(
         if kind == "Pod":
             pods.append(obj)
             node_name = _m(obj.get("spec")).get("nodeName")
-            if isinstance(node_name, str) and _m(obj.get("status")).get("phase") not in _DONE_PHASES:
+            if isinstance(node_name, str) and _m(obj.get("status")).get("phase") not in spec.DONE_POD_PHASES:
                 bound.setdefault(node_name, []).append(obj)
         elif kind == "Node":
             nodes.append(obj)

@@ -13,10 +13,9 @@ from typing import Any
 
 from vgpuctl.core.deviceconfig import DeviceConfig, default_device_config
 from vgpuctl.core.schedconf import DeviceshareArgs
-from vgpuctl.core.spec import Family
+from vgpuctl.core.spec import DONE_POD_PHASES, Family
 from vgpuctl.core.versions import Version, has_gpu_uuid_filter, has_podgroup_policy, requires_six_field_register
 
-_DONE_PHASES = ("Succeeded", "Failed")
 _EMPTY: Mapping[str, Any] = {}
 
 
@@ -98,6 +97,6 @@ class WhyEnv:
             self._by_node = {}
             for p in self.pods:
                 name = mapping(p.get("spec")).get("nodeName")
-                if isinstance(name, str) and name and mapping(p.get("status")).get("phase") not in _DONE_PHASES:
+                if isinstance(name, str) and name and mapping(p.get("status")).get("phase") not in DONE_POD_PHASES:
                     self._by_node.setdefault(name, []).append(p)
         return self._by_node.get(node, [])

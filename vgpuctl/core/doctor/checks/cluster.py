@@ -51,7 +51,6 @@ from vgpuctl.core.versions import (
 )
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
-_DONE_PHASES = ("Succeeded", "Failed")
 MIN_KUBERNETES = Version(1, 16, 0)
 SCHEDULER_IMAGE = "vc-scheduler"
 SCHEDULER_SUBJECT = f"deployment/{spec.SCHEDULER_NAMESPACE}/volcano-scheduler"
@@ -167,7 +166,7 @@ def _features_in_use(ctx: DoctorContext, version: Version) -> Iterator[_Feature]
     modes = vnpu = 0
     for pod in ctx.snapshot.pods:
         annotations = as_map(as_map(pod.get("metadata")).get("annotations"))
-        if not annotations or as_map(pod.get("status")).get("phase") in _DONE_PHASES:
+        if not annotations or as_map(pod.get("status")).get("phase") in spec.DONE_POD_PHASES:
             continue
         modes += spec.ANN_VGPU_MODE in annotations
         vnpu += annotations.get(spec.ANN_VNPU_MODE) == spec.VNPU_MODE_HAMI_CORE

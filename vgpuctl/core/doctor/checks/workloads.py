@@ -26,7 +26,6 @@ from vgpuctl.core.podrules.context import names_for
 CAT = Category.WORKLOADS
 WARNING, INFO = Severity.WARNING, Severity.INFO
 ALLOCATING_FOR = 300  # seconds: a bind-phase allocating older than this was never served
-_DONE_PHASES = ("Succeeded", "Failed")
 _DEVICE_PREFIXES = ("volcano.sh/", "huawei.com/")
 _CONTAINER_KINDS = ("containers", "initContainers", "ephemeralContainers")
 _ALLOCATED_SUFFIX = "-devices-allocated"
@@ -66,7 +65,7 @@ def bind_phase(ctx: DoctorContext) -> Iterator[Finding]:
             continue
         pod_phase = as_map(pod.get("status")).get("phase")
         node = annotations.get(spec.ANN_VGPU_NODE) or as_map(pod.get("spec")).get("nodeName") or "?"
-        if phase == "allocating" and pod_phase not in _DONE_PHASES:
+        if phase == "allocating" and pod_phase not in spec.DONE_POD_PHASES:
             since = _unix(annotations.get(spec.ANN_BIND_TIME))
             if since is None:
                 yield _f("VGX001", _pod_subject(meta),
@@ -144,7 +143,7 @@ def allocations(ctx: DoctorContext) -> Iterator[Finding]:
         if not any(k in annotations for k in _ALLOCATION_KEYS) and \
                 not any(isinstance(k, str) and k.endswith(_ALLOCATED_SUFFIX) for k in annotations):
             continue
-        if as_map(pod.get("status")).get("phase") in _DONE_PHASES:
+        if as_map(pod.get("status")).get("phase") in spec.DONE_POD_PHASES:
             continue
         subject = _pod_subject(meta)
         bound = as_map(pod.get("spec")).get("nodeName")
@@ -260,7 +259,7 @@ def pod_rules(ctx: DoctorContext) -> Iterator[Finding]:
     compact = compact_facts(ctx.facts)
     verdicts: dict[Hashable, tuple[Finding, ...]] = {}
     for pod in ctx.snapshot.pods:
-        if as_map(pod.get("status")).get("phase") in _DONE_PHASES:
+        if as_map(pod.get("status")).get("phase") in spec.DONE_POD_PHASES:
             continue
         meta = as_map(pod.get("metadata"))
         if not _carries_devices(pod, meta, resources):

@@ -130,17 +130,6 @@ def simulation_env(config: DeviceConfig | None, volcano_version: Version | None,
                       volcano_version=volcano_version, now=None, by_key=by_key or {}, by_node=by_node or {})
 
 
-def _factor_configmap(config: DeviceConfig) -> list[dict[str, Any]]:
-    """The model converts registered memory to MiB with gpuMemoryFactor, read from the device ConfigMap
-    among the objects; a watch has none, so a minimal one carries the factor of the config in use."""
-    factor = config.nvidia.memory_factor
-    if factor == 1:
-        return []
-    return [{"apiVersion": "v1", "kind": "ConfigMap",
-             "metadata": {"name": spec.DEVICE_CONFIGMAP, "namespace": spec.DEVICE_CONFIGMAP_NAMESPACE},
-             "data": {spec.DEVICE_CONFIG_KEY: f"nvidia:\n  gpuMemoryFactor: {factor}\n"}}]
-
-
 @dataclass(frozen=True, slots=True)
 class NodePart:
     """One node's share of a view: its model (with usage), its facts and its fit summary."""
@@ -158,8 +147,8 @@ def build_node_parts(nodes: Iterable[Mapping[str, Any]], pods_by_node: Mapping[s
     node_list = list(nodes)
     names = [str(_m(n.get("metadata")).get("name") or "") for n in node_list]
     pods = [p for name in names for p in pods_by_node.get(name, ())]
-    snapshot = build_snapshot([*_factor_configmap(env.device_config), *node_list, *pods],
-                              volcano_version=env.volcano_version)
+    snapshot = build_snapshot([*node_list, *pods], volcano_version=env.volcano_version,
+                              device_config=env.device_config)
     factor = snapshot.device_config.nvidia.memory_factor
     parts: dict[str, NodePart] = {}
     for state in snapshot.nodes:

@@ -90,7 +90,10 @@ def build_snapshot(
     server_version: str | None = None,
     *,
     volcano_version: Version | None = None,
+    device_config: DeviceConfig | None = None,
 ) -> ClusterSnapshot:
+    """The model of `objects`. The device config is the one the scheduler ConfigMap among them names,
+    unless `device_config` is given (the cluster-aware webhook has its own and no ConfigMaps)."""
     nodes: list[Mapping[str, Any]] = []
     pods: list[Mapping[str, Any]] = []
     configmaps: dict[tuple[str, str], Mapping[str, Any]] = {}
@@ -118,8 +121,11 @@ def build_snapshot(
     findings: list[Finding] = []
     scheduler_conf = _scheduler_conf(configmaps, findings)
     args = deviceshare_args(scheduler_conf.plugin(spec.PLUGIN_DEVICESHARE) if scheduler_conf else None)
-    device_config, source = _device_config(configmaps, args.geometries_cm_namespace, args.geometries_cm_name,
-                                           volcano_version)
+    if device_config is not None:
+        source = "given by the caller"
+    else:
+        device_config, source = _device_config(configmaps, args.geometries_cm_namespace, args.geometries_cm_name,
+                                               volcano_version)
     six = volcano_version is None or requires_six_field_register(volcano_version)
     factor = device_config.nvidia.memory_factor
 

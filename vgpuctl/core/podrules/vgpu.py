@@ -231,34 +231,23 @@ def _resolution(ctx: PodContext, c: ContainerView, count: int | None, cores: int
 
 def _mig_fits_some_model(ctx: PodContext, request: int) -> bool:
     """Whether a MIG request of `request` MiB fits an instance of any known model (memoised per request)."""
-    config = ctx.facts.device_config
-    assert config is not None
-    memo = ctx.facts.memo
-    key = ("mig-fits", request)
-    fits = memo.get(key)
-    if fits is None:
-        fits = any(mig_fit_in_geometry(g, request) for g in config.nvidia.known_mig_geometries)
-        _remember(memo, key, fits)
-    return bool(fits)
+    geometries = ctx.facts.device_config.nvidia.known_mig_geometries if ctx.facts.device_config else ()
+    fits: bool = _memo(ctx, ("mig-fits", request), lambda: any(mig_fit_in_geometry(g, request) for g in geometries))
+    return fits
 
 
 def _mig_slices(ctx: PodContext, request: int) -> tuple[str, ...]:
     """Where a MIG request of `request` MiB lands on each known model, memoised per facts and request
     (a handful of sizes recur across every MIG pod)."""
-    config = ctx.facts.device_config
-    assert config is not None
-    memo = ctx.facts.memo
-    key = ("mig-slices", request)
-    cached = memo.get(key)
-    if cached is None:
-        slices = []
-        for geometry in config.nvidia.known_mig_geometries:
-            fit = mig_fit_in_geometry(geometry, request)
-            if fit is not None and geometry.models:
-                slices.append(f"{fit.instance.name} ({fit.group.name}) on {geometry.models[0]}")
-        cached = tuple(slices)
-        _remember(memo, key, cached)
-    return tuple(cached)
+    geometries = ctx.facts.device_config.nvidia.known_mig_geometries if ctx.facts.device_config else ()
+
+    def slices() -> tuple[str, ...]:
+        fits = ((g, mig_fit_in_geometry(g, request)) for g in geometries)
+        return tuple(f"{fit.instance.name} ({fit.group.name}) on {g.models[0]}" for g, fit in fits
+                     if fit is not None and g.models)
+
+    found: tuple[str, ...] = _memo(ctx, ("mig-slices", request), slices)
+    return found
 
 
 def eligible_devices(ctx: PodContext) -> tuple[GpuDevice, ...] | None:
@@ -284,23 +273,25 @@ def largest_eligible_memory(ctx: PodContext) -> int | None:
 
 
 def _memoised(ctx: PodContext, what: str, compute: Callable[[], Any]) -> Any:
-    key = (what, *(str(ctx.annotations.get(k, "\0")) for k in _FILTER_ANNOTATIONS))
-    memo = ctx.facts.memo
-    value = memo.get(key, _MISSING)  # one read: another thread may clear the memo (the webhook shares facts)
-    if value is _MISSING:
-        value = compute()
-        _remember(memo, key, value)
-    return value
+    """`_memo` per facts and the pod's GPU filter annotations."""
+    return _memo(ctx, (what, *(str(ctx.annotations.get(k, "\0")) for k in _FILTER_ANNOTATIONS)), compute)
 
 
 _MISSING = object()
 
 
-def _remember(memo: dict[Any, Any], key: Any, value: Any) -> None:
-    """Store in a facts memo; keys come from user annotations, so the memo is bounded (cleared when full)."""
-    if len(memo) > 4096:
-        memo.clear()
-    memo[key] = value
+def _memo(ctx: PodContext, key: Any, compute: Callable[[], Any]) -> Any:
+    """`compute()`, remembered in the facts' memo under `key`. Keys come from user annotations and request
+    sizes, so the memo is bounded (cleared when full); it is read once per call, because the webhook
+    shares one facts value between request threads and another may clear it meanwhile."""
+    memo = ctx.facts.memo
+    value = memo.get(key, _MISSING)
+    if value is _MISSING:
+        value = compute()
+        if len(memo) > 4096:
+            memo.clear()
+        memo[key] = value
+    return value
 
 
 _FILTER_ANNOTATIONS = (spec.ANN_USE_GPUTYPE, spec.ANN_NOUSE_GPUTYPE, spec.ANN_USE_GPUUUID, spec.ANN_NOUSE_GPUUUID)

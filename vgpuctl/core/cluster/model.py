@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from vgpuctl.core.codecs.vgpu_register import decode_vgpu_register
 from vgpuctl.core.deviceconfig import DeviceConfig
@@ -46,6 +46,25 @@ class DeviceState:
             "slotsTotal": self.slots_total, "slotsUsed": self.slots_used,
             "pods": list(self.pods), "slices": list(self.slices),
         }
+
+
+T = TypeVar("T")
+
+
+class _Decoded(Generic[T]):
+    """A `NodeState` attribute that first finishes a deferred decode (read or written), then is its `_<name>` slot."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_{name}"
+
+    def __get__(self, node: NodeState, owner: type | None = None) -> T:
+        node._ready()
+        value: T = getattr(node, self.slot)
+        return value
+
+    def __set__(self, node: NodeState, value: T) -> None:
+        node._ready()
+        setattr(node, self.slot, value)
 
 
 class NodeState:
@@ -100,45 +119,10 @@ class NodeState:
             self._register = scratch._register
             self._pending = None
 
-    @property
-    def families(self) -> list[Family]:
-        self._ready()
-        return self._families
-
-    @families.setter
-    def families(self, value: list[Family]) -> None:
-        self._ready()
-        self._families = value
-
-    @property
-    def mode(self) -> str | None:
-        self._ready()
-        return self._mode
-
-    @mode.setter
-    def mode(self, value: str | None) -> None:
-        self._ready()
-        self._mode = value
-
-    @property
-    def devices(self) -> list[DeviceState]:
-        self._ready()
-        return self._devices
-
-    @devices.setter
-    def devices(self, value: list[DeviceState]) -> None:
-        self._ready()
-        self._devices = value
-
-    @property
-    def findings(self) -> list[Finding]:
-        self._ready()
-        return self._findings
-
-    @findings.setter
-    def findings(self, value: list[Finding]) -> None:
-        self._ready()
-        self._findings = value
+    families = _Decoded[list[Family]]()
+    mode = _Decoded[str | None]()
+    devices = _Decoded[list[DeviceState]]()
+    findings = _Decoded[list[Finding]]()
 
     def remember_register(self, status: RegisterStatus) -> None:
         """Keep how the register annotation decoded (the build does it anyway), for `register_status`."""

@@ -9,7 +9,7 @@ are really on and which ConfigMap holds the device config — and can say why a 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -148,20 +148,16 @@ def deviceshare_args(plugin: PluginConf | None) -> DeviceshareArgs:
     args = plugin.arguments
     issues: list[ArgIssue] = []
     values: dict[str, Any] = {}
-    for key in BOOL_ARGS:
-        if key in args:
-            value, why = get_bool(args[key])
-            if value is None:
-                issues.append(ArgIssue(key, args[key], why))
-            else:
-                values[key] = value
-    for key in INT_ARGS:
-        if key in args:
-            number, why = get_int(args[key])
-            if number is None:
-                issues.append(ArgIssue(key, args[key], why))
-            else:
-                values[key] = number
+    typed: tuple[tuple[Iterable[str], Callable[[Any], tuple[Any, str]]], ...] = ((BOOL_ARGS, get_bool),
+                                                                              (INT_ARGS, get_int))
+    for keys, read in typed:
+        for key in keys:
+            if key in args:
+                value, why = read(args[key])
+                if value is None:
+                    issues.append(ArgIssue(key, args[key], why))
+                else:
+                    values[key] = value
     for key in STRING_ARGS:
         if key in args:
             if isinstance(args[key], str):

@@ -121,16 +121,23 @@ def dump_yaml(data: Any) -> str:
                      default_flow_style=False)
 
 
-def configmap(payload: Any, name: str, namespace: str, labels: Mapping[str, str] | None = None,
-              annotations: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """A ConfigMap holding `payload` under `device-config.yaml`."""
+def configmap_object(name: str, namespace: str, data: Mapping[str, str], *,
+                     labels: Mapping[str, str] | None = None,
+                     annotations: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A ConfigMap manifest with `data` (labels and annotations only when given)."""
     metadata: dict[str, Any] = {"name": name, "namespace": namespace}
     if labels:
         metadata["labels"] = dict(labels)
     if annotations:
         metadata["annotations"] = dict(annotations)
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata,
-            "data": {spec.DEVICE_CONFIG_KEY: dump_yaml(payload)}}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata, "data": dict(data)}
+
+
+def configmap(payload: Any, name: str, namespace: str, labels: Mapping[str, str] | None = None,
+              annotations: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A ConfigMap holding `payload` under `device-config.yaml`."""
+    return configmap_object(name, namespace, {spec.DEVICE_CONFIG_KEY: dump_yaml(payload)}, labels=labels,
+                            annotations=annotations)
 
 
 def export_document(config: DeviceConfig, wrapped_in: Mapping[str, Any] | None = None,

@@ -23,6 +23,7 @@ import yaml
 
 from vgpuctl.core import spec
 from vgpuctl.core.findings import Severity
+from vgpuctl.core.geometry.export import configmap_object as configmap
 from vgpuctl.core.geometry.merge import Prefer, merge_payloads
 from vgpuctl.core.install.defaults import default_nvidia, default_vnpus
 from vgpuctl.core.install.modes import InstallError, Mode
@@ -83,16 +84,6 @@ def _record(cm: Mapping[str, Any] | None) -> dict[str, Any]:
     except ValueError:
         record = {}
     return record if isinstance(record, dict) else {}
-
-
-def configmap(name: str, namespace: str, data: Mapping[str, str], *, labels: Mapping[str, str] | None = None,
-              annotations: Mapping[str, str] | None = None) -> dict[str, Any]:
-    metadata: dict[str, Any] = {"name": name, "namespace": namespace}
-    if labels:
-        metadata["labels"] = dict(labels)
-    if annotations:
-        metadata["annotations"] = dict(annotations)
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata, "data": dict(data)}
 
 
 def plan_device_config(current: Mapping[str, Any] | None, *, name: str, namespace: str, modes: Iterable[Mode],

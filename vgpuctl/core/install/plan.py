@@ -25,11 +25,11 @@ import yaml
 
 from vgpuctl.core import spec
 from vgpuctl.core.doctor.components import image_parts
+from vgpuctl.core.geometry.export import configmap_object as configmap
 from vgpuctl.core.install.devconf import (
     MANAGED_BY,
     MANAGER,
     DeviceConfigEdit,
-    configmap,
     plan_device_config,
     plan_device_config_removal,
 )

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from vgpuctl.core import spec
-from vgpuctl.core.install.devconf import MANAGED_BY, MANAGER, configmap
+from vgpuctl.core.geometry.export import configmap_object as configmap
+from vgpuctl.core.install.devconf import MANAGED_BY, MANAGER
 from vgpuctl.core.install.modes import InstallError, Mode
 from vgpuctl.core.install.selector import Requirement, Selector, node_labels, parse_nodes
 from vgpuctl.core.versions import (

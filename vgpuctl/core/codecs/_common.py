@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Final
@@ -178,3 +179,25 @@ def parse_rfc3339(text: str) -> datetime | None:
 def as_aware(moment: datetime) -> datetime:
     """Treat a naive `now` as UTC so comparisons never raise."""
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+
+
+# ---- pod allocation annotations: `<id>,<…>,<mem>,<cores>:` per device, containers split by `;` ----------
+
+def device_pieces(c_no: int, block: str, code: str, problems: list[CodecProblem]) -> Iterator[tuple[str, list[str]]]:
+    """The `:`-separated device pieces of container `c_no`'s block with their `,` fields; a piece without a
+    `,` is skipped as Volcano skips it (reported unless blank)."""
+    for piece in block.split(":"):
+        if "," not in piece:
+            if piece.strip():
+                problems.append(CodecProblem(code, f"container {c_no}: piece {quote(piece)} has no ',' and is skipped"))
+            continue
+        yield piece, piece.split(",")
+
+
+def int32_field(c_no: int, piece: str, name: str, raw: str, code: str, problems: list[CodecProblem]) -> int | None:
+    """A device field Volcano reads with strconv.Atoi into an int32: None (reported; Volcano reads 0) if not."""
+    parsed = go_parse_int(raw, bits=32)
+    if parsed is None:
+        problems.append(CodecProblem(
+            code, f"container {c_no}: device {quote(piece)}: {name} {quote(raw)} is not an int32; Volcano reads 0"))
+    return parsed

@@ -26,11 +26,13 @@ from vgpuctl.core.codecs._common import (
     INT64_MIN,
     CodecProblem,
     Problems,
+    device_pieces,
     go_json_dumps,
     go_json_int,
     go_json_loads,
     go_json_str,
     go_parse_int,
+    int32_field,
     json_field,
     not_a_string,
     quote,
@@ -75,14 +77,7 @@ def decode_ascend_allocations(value: object) -> AscendPodAllocation:
     containers: list[tuple[AscendDeviceAllocation, ...]] = []
     for c_no, block in enumerate(blocks, start=1):
         devices: list[AscendDeviceAllocation] = []
-        for piece in block.split(":"):
-            if "," not in piece:
-                if piece.strip():
-                    problems.append(
-                        CodecProblem(VGX002, f"container {c_no}: piece {quote(piece)} has no ',' and is skipped")
-                    )
-                continue
-            items = piece.split(",")
+        for piece, items in device_pieces(c_no, block, VGX002, problems):
             if len(items) < 4:
                 problems.append(
                     CodecProblem(
@@ -101,15 +96,7 @@ def decode_ascend_allocations(value: object) -> AscendPodAllocation:
 
 
 def _int32(c_no: int, piece: str, name: str, raw: str, problems: list[CodecProblem]) -> int:
-    parsed = go_parse_int(raw, bits=32)
-    if parsed is None:
-        problems.append(
-            CodecProblem(
-                VGX002, f"container {c_no}: device {quote(piece)}: {name} {quote(raw)} is not an int32; Volcano reads 0"
-            )
-        )
-        return 0
-    return parsed
+    return int32_field(c_no, piece, name, raw, VGX002, problems) or 0
 
 
 def encode_ascend_allocations(containers: Iterable[Iterable[AscendDeviceAllocation]]) -> str:

@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from vgpuctl.core.codecs._common import (
     CodecProblem,
     Problems,
+    device_pieces,
     go_parse_int,
+    int32_field,
     not_a_string,
     quote,
 )
@@ -134,14 +136,7 @@ def decode_vgpu_ids(value: object) -> VgpuPodAllocation:
     problems: list[CodecProblem] = []
     for c_no, block in enumerate(value.split(";"), start=1):
         devices: list[DeviceAllocation] = []
-        for piece in block.split(":"):
-            if "," not in piece:
-                if piece.strip():
-                    problems.append(
-                        CodecProblem(VGX002, f"container {c_no}: piece {quote(piece)} has no ',' and is skipped")
-                    )
-                continue
-            items = piece.split(",")
+        for piece, items in device_pieces(c_no, block, VGX002, problems):
             if len(items) < 4:
                 problems.append(
                     CodecProblem(
@@ -174,13 +169,8 @@ def decode_vgpu_ids(value: object) -> VgpuPodAllocation:
 
 
 def _int32(c_no: int, piece: str, name: str, raw: str, problems: list[CodecProblem]) -> int:
-    parsed = go_parse_int(raw, bits=32)
+    parsed = int32_field(c_no, piece, name, raw, VGX002, problems)
     if parsed is None:
-        problems.append(
-            CodecProblem(
-                VGX002, f"container {c_no}: device {quote(piece)}: {name} {quote(raw)} is not an int32; Volcano reads 0"
-            )
-        )
         return 0
     if parsed < 0:
         problems.append(

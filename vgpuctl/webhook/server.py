@@ -26,7 +26,7 @@ from typing import Any
 from flask import Flask
 from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
-from vgpuctl.webhook.app import create_app, write_review_lines_to
+from vgpuctl.webhook.app import create_app, flush_review_lines, write_review_lines_to
 from vgpuctl.webhook.certs import self_signed_pair
 from vgpuctl.webhook.settings import Settings
 from vgpuctl.webhook.tls import ReloadingContext
@@ -64,6 +64,14 @@ class _JsonFormatter(logging.Formatter):
         return json.dumps(line)
 
 
+class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
+    """stderr, after the review lines still batched: the process's log stays in order."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        flush_review_lines()
+        super().emit(record)
+
+
 def configure_logging(level: str = "info") -> None:
     # From the logging HOWTO's "Optimization": a log line per review should not walk the stack or look up
     # thread names, which no line prints (the process id stays: gunicorn's own format prints it).
@@ -73,7 +81,7 @@ def configure_logging(level: str = "info") -> None:
     logger = logging.getLogger("vgpuctl.webhook")
     if any(getattr(h, "_vgpuctl", False) for h in logger.handlers):
         return
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _Handler(sys.stderr)
     handler.setFormatter(_JsonFormatter())
     handler._vgpuctl = True  # type: ignore[attr-defined]
     logger.addHandler(handler)
@@ -90,6 +98,10 @@ _reloading_context = ReloadingContext()
 
 def _ssl_context(conf: Any, default_factory: Any) -> Any:
     return _reloading_context(conf, default_factory)
+
+
+def _worker_exit(_arbiter: Any, _worker: Any) -> None:
+    flush_review_lines()
 
 
 def gunicorn_options(options: ServerOptions, cert_file: str, key_file: str) -> dict[str, Any]:
@@ -112,6 +124,7 @@ def gunicorn_options(options: ServerOptions, cert_file: str, key_file: str) -> d
         "control_socket_disable": True,
         "worker_tmp_dir": shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None,
         "proc_name": "vgpuctl-webhook",
+        "worker_exit": _worker_exit,
         "limit_request_line": 8190,
         "limit_request_fields": 100,
     }

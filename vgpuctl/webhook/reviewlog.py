@@ -32,13 +32,21 @@ class LineBatcher:
         self._lock = threading.Lock()
         self._lines: list[bytes] = []
         self._size = 0
-        self._pid = 0  # the process whose flusher thread runs (a forked worker starts its own)
+        self._started = False  # whether this process's flusher thread runs (a forked worker starts its own)
         self._wake = threading.Event()
+        os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        """In a forked child: the parent's pending lines are the parent's to write, its thread is gone."""
+        self._lock = threading.Lock()
+        self._lines = []
+        self._size = 0
+        self._started = False
 
     def write(self, line: bytes) -> None:
         """Queue one complete line (ending in a newline). Raises OSError when a due batch cannot be written."""
         with self._lock:
-            if self._pid != os.getpid():
+            if not self._started:
                 self._start()
             if self._size + len(line) > self.max_bytes:
                 self._write_pending()
@@ -62,9 +70,7 @@ class LineBatcher:
             _write_all(self.fd, data)
 
     def _start(self) -> None:
-        self._pid = os.getpid()
-        self._lines.clear()  # lines queued before a fork were the parent's to write
-        self._size = 0
+        self._started = True
         self._wake = threading.Event()
         atexit.register(self.flush_quietly)
         threading.Thread(target=self._run, args=(self._wake,), name="review-log", daemon=True).start()

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.sansio.utils import get_content_length
 
 from vgpuctl.core.clusterview import ClusterView
 from vgpuctl.core.deviceconfig import DeviceConfig
@@ -198,7 +199,8 @@ def create_app(settings: Settings) -> Flask:
         if environ.get("CONTENT_TYPE") != JSON and request.mimetype != JSON:
             metrics.rejected.labels(endpoint, "415").inc()
             return _error(415, f"Content-Type must be {JSON}, got {request.mimetype or 'none'!r}"[:300])
-        length = request.content_length
+        # werkzeug's own parser, fed from the environ: `request.content_length` builds the header view first
+        length = get_content_length(environ.get("CONTENT_LENGTH"), environ.get("HTTP_TRANSFER_ENCODING"))
         if length is not None and length > settings.max_body_bytes:
             metrics.rejected.labels(endpoint, "413").inc()
             _discard_body(environ, length, settings.max_body_bytes * DRAIN_FACTOR)
@@ -355,7 +357,7 @@ def _log_review(endpoint: str, req: AdmissionRequest, decision: Decision, result
         "dryRun": req.dry_run,
         "allowed": decision.allowed,
         "result": result,
-        "codes": list(decision.codes),
+        "codes": decision.codes,
         "patchOps": len(decision.patch) if endpoint == "mutate" else 0,
         "durationMs": round(elapsed * 1000, 3),
     }

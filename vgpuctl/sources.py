@@ -23,6 +23,7 @@ from vgpuctl.core.deviceconfig import (
     payload_from_document,
 )
 from vgpuctl.core.lintreport import Document
+from vgpuctl.errors import UsageError as UsageError  # re-exported: raised for unreadable paths
 
 try:  # the C loader is ~10× faster on large manifests and snapshots
     _Loader: Any = yaml.CSafeLoader
@@ -30,10 +31,6 @@ except AttributeError:  # pragma: no cover - libyaml missing
     _Loader = yaml.SafeLoader
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
-
-
-class UsageError(Exception):
-    """Bad input named on the command line (exit 2)."""
 
 
 def read_text(path: str, stdin: IO[str] | None = None) -> str:

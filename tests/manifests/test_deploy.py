@@ -120,7 +120,7 @@ def test_deployment_args_are_serve_flags() -> None:
 
     from vgpuctl.cli.app import app
 
-    serve = get_command(app).commands["webhook"].commands["serve"]  # type: ignore[attr-defined]
+    serve = get_command(app).get_command(None, "webhook").commands["serve"]  # type: ignore[attr-defined]
     flags = {opt for param in serve.params for opt in param.opts}
     (container,) = one(BASE, "Deployment")["spec"]["template"]["spec"]["containers"]
     for arg in container["args"]:

@@ -2,15 +2,45 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 from vgpuctl import __version__
-from vgpuctl.cli import doctor, explain, geometry, install, lint, nodes, snapshot, webhook, why
 from vgpuctl.cli.env import set_debug
-from vgpuctl.snapshotfile import froze_a_big_load
+
+# Command name → the module under vgpuctl.cli that defines it (its `register(app)` adds it), in help order.
+COMMANDS = {
+    "doctor": "doctor",
+    "lint": "lint",
+    "explain": "explain",
+    "geometry": "geometry",
+    "nodes": "nodes",
+    "snapshot": "snapshot",
+    "webhook": "webhook",
+    "why": "why",
+    "install": "install",
+    "uninstall": "install",
+}
+
+
+class _LazyCommands(TyperGroup):
+    """Imports a command's module when that command runs (or a help page lists it), not at start-up:
+    `vgpuctl explain` need not load the doctor's checks, the Kubernetes client and the webhook first."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            holder = typer.Typer(rich_markup_mode="rich")
+            importlib.import_module(f"vgpuctl.cli.{COMMANDS[cmd_name]}").register(holder)
+            self.commands.update(typer.main.get_group(holder).commands)
+        return self.commands.get(cmd_name)
 
 app = typer.Typer(
     name="vgpuctl",
@@ -21,6 +51,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
     context_settings={"help_option_names": ["-h", "--help"]},
+    cls=_LazyCommands,
 )
 
 
@@ -40,22 +71,6 @@ def _root(
     set_debug(debug)
 
 
-# Each command module exposes `register(app)`; add new commands to this tuple (one line each).
-COMMANDS = (
-    doctor,
-    lint,
-    explain,
-    geometry,
-    nodes,
-    snapshot,
-    webhook,
-    why,
-    install,
-)
-for _command in COMMANDS:
-    _command.register(app)
-
-
 def main() -> None:
     try:
         app(prog_name="vgpuctl")
@@ -69,7 +84,8 @@ def _exit_fast_after_a_big_load(done: SystemExit) -> None:
     `snapshotfile.gc_paused`), tearing the interpreter down frees millions of objects one by one: ~0.2 s
     of a 5,000-node `why`, after the answer is printed. The command has finished and its files are
     closed, so flush what is buffered and leave without the teardown. Small runs exit normally."""
-    if not froze_a_big_load():
+    snapshotfile = sys.modules.get("vgpuctl.snapshotfile")  # not imported: no snapshot was loaded
+    if snapshotfile is None or not snapshotfile.froze_a_big_load():
         return
     code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
     if not isinstance(done.code, int | None):

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 from vgpuctl.core.findings import ExitStatus
-from vgpuctl.sources import UsageError
+from vgpuctl.errors import UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 

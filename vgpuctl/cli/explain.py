@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import typer
-from rich.markdown import Markdown
 
 from vgpuctl.cli.env import guarded, make_console, stdout
 from vgpuctl.core.catalogue import CATALOGUE, lookup
+from vgpuctl.errors import UsageError
 from vgpuctl.render import OutputFormat, dump
-from vgpuctl.sources import UsageError
 
 EPILOG = """[bold]Examples[/bold]
 
@@ -52,6 +51,8 @@ def explain_command(
                         "severities": [s.value for s in info.severities], "family": info.family,
                         "title": info.title, "hint": info.hint, "doc": info.doc}, output))
         return
+    from rich.markdown import Markdown  # markdown-it and its plugins: only this page needs them
+
     console = make_console(out)
     console.print(f"[bold]{info.code}[/bold] ({info.severity.value}) — {info.title}")
     console.print()

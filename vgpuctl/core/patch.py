@@ -16,11 +16,14 @@ PatchOp = dict[str, Any]
 
 def escape_token(token: str | int) -> str:
     """RFC 6901: `~` → `~0`, `/` → `~1` (annotation keys like `volcano.sh/vgpu-number`)."""
-    return str(token).replace("~", "~0").replace("/", "~1")
+    text = token if type(token) is str else str(token)
+    return text.replace("~", "~0").replace("/", "~1") if "~" in text or "/" in text else text
 
 
 def pointer(tokens: Iterable[str | int]) -> str:
-    return "".join("/" + escape_token(t) for t in tokens)
+    # A name that needs no escaping (most) is used as it is, without a call per token.
+    parts = [t if type(t) is str and "~" not in t and "/" not in t else escape_token(t) for t in tokens]
+    return "/" + "/".join(parts) if parts else ""
 
 
 def add_ops(document: Any, additions: Sequence[tuple[Pointer, Any]]) -> list[PatchOp]:
@@ -67,7 +70,8 @@ def _child(node: Any, token: str | int, next_token: str | int) -> Any:
     if isinstance(token, int):
         if isinstance(node, list) and 0 <= token < len(node):
             child = node[token]
-    elif isinstance(node, Mapping):
+    elif type(node) is dict or isinstance(node, Mapping):  # dict first: skips the ABC check
         child = node.get(token)
-    wanted = list if isinstance(next_token, int) else Mapping
-    return child if isinstance(child, wanted) else None
+    if isinstance(next_token, int):
+        return child if isinstance(child, list) else None
+    return child if type(child) is dict or isinstance(child, Mapping) else None

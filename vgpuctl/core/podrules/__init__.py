@@ -18,7 +18,7 @@ from vgpuctl.core.facts import NO_FACTS, ClusterFacts
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.patch import PatchOp, add_ops
 from vgpuctl.core.podrules import ascend, defaults, gpushare, mindcluster, vgpu, workloads
-from vgpuctl.core.podrules.context import Families, build_context
+from vgpuctl.core.podrules.context import ASCEND, DEVICE, GPUSHARE, NPU_CORE, VGPU, VOLCANO, build_context
 from vgpuctl.core.podrules.targets import is_volcano_job, pod_targets
 
 
@@ -31,8 +31,8 @@ class Review:
 
 
 SKIPPED = Review(True, (), (), checked=False)
-_ASCEND = spec.ASCEND_RESOURCE_PREFIX
-_VOLCANO = "volcano.sh/"
+CLEAN = Review(True, (), ())  # checked, nothing to say: shared, since most pods request no device at all
+_ERROR = Severity.ERROR  # read once: enum member access costs a descriptor call per use
 _GPUSHARE_ANNOTATIONS = frozenset({spec.ANN_GPU_INDEX, spec.ANN_PREDICATE_TIME})
 
 
@@ -49,7 +49,7 @@ def review(
     filled in are errors. `existing=True` is the doctor's view of pods already in the cluster:
     annotations the scheduler writes are expected there, and nothing is defaulted.
     """
-    if not isinstance(obj, Mapping):
+    if type(obj) is not dict and not isinstance(obj, Mapping):  # dict first: skips the ABC check
         return SKIPPED
     targets = pod_targets(obj)
     if targets is None:
@@ -69,33 +69,34 @@ def review(
                                        "of container objects"))
         if not ctx.containers and not ctx.malformed:
             findings.append(_malformed(target.subject_prefix + "spec.containers", "the pod has no containers"))
-        # Families the pod touches at all: most pods in a cluster request no device, and a GPU pod
-        # rarely touches more than one family, so the rest is skipped on the admission hot path.
-        names = {r for c in ctx.containers for r in (*c.limits, *c.requests)}
-        families = Families(
-            vgpu=not names.isdisjoint(ctx.names.vgpu_all),
-            gpushare=not names.isdisjoint(ctx.names.gpushare_all),
-            ascend=any(n.startswith(_ASCEND) for n in names),
-            npu_core=spec.NPU_CORE in names,
-        )
+        # The families the pod's resources touch, before any default: most pods in a cluster request no
+        # device, and a GPU pod rarely touches more than one family, so the rest is skipped on the
+        # admission hot path.
+        kinds = ctx.kinds
         # Every default is about a device resource (none is triggered by an annotation alone).
-        if families.any or any(n.startswith(_VOLCANO) for n in names):
-            defaults.apply_defaults(ctx, families)
-        if families.vgpu:
+        if kinds & (DEVICE | VOLCANO):
+            defaults.apply_defaults(ctx, kinds)
+        if kinds & VGPU:
             vgpu.check(ctx)
-        if families.vgpu or families.npu_core or families.ascend:
+        if kinds & (VGPU | NPU_CORE | ASCEND):
             vgpu.privileged(ctx)
-        if families.gpushare or not _GPUSHARE_ANNOTATIONS.isdisjoint(ctx.annotations):
+        if kinds & GPUSHARE or not _GPUSHARE_ANNOTATIONS.isdisjoint(ctx.annotations):
             gpushare.check(ctx)
-        if families.ascend or spec.ANN_VNPU_MODE in ctx.annotations:
+        if kinds & ASCEND or spec.ANN_VNPU_MODE in ctx.annotations:
             ascend.check(ctx)
-        if families.npu_core:
+        if kinds & NPU_CORE:
             mindcluster.check(ctx)
         findings.extend(ctx.findings)
         additions.extend(ctx.additions)
     if job:
         findings.extend(workloads.job_metadata(obj, targets))
-    allowed = not any(f.severity is Severity.ERROR for f in findings)
+    if not findings and not additions:
+        return CLEAN
+    allowed = True
+    for f in findings:
+        if f.severity is _ERROR:
+            allowed = False
+            break
     patch = tuple(add_ops(obj, additions)) if additions else ()
     return Review(allowed, tuple(findings), patch)
 

@@ -8,7 +8,7 @@ changed) and records an addition from which the JSON Patch is built.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -26,6 +26,21 @@ CONTAINER_KINDS = ("containers", "initContainers", "ephemeralContainers")
 _CONTAINER_LABEL = {"containers": "container", "initContainers": "initContainer",
                     "ephemeralContainers": "ephemeralContainer"}
 
+# What a resource name means, as bit flags (one name can mean several things). Worked out once per name
+# and device config (`ResourceNames.kinds`), so a rule asks "does this container touch vGPU?" with one `&`
+# instead of scanning its resources against a set; `ContainerView.kinds` and `PodContext.kinds` are the
+# union over a container's and a pod's resources.
+VGPU = 1  # one of `ResourceNames.vgpu_all`
+GPUSHARE = 2  # one of `ResourceNames.gpushare_all`
+ASCEND = 4  # huawei.com/Ascend* (HAMi mode)
+NPU_CORE = 8  # huawei.com/npu-core (MindCluster)
+VOLCANO = 16  # volcano.sh/*, whether vgpuctl knows the resource or not
+SCHEDULED = 32  # a device only a Volcano scheduler allocates (VGP015)
+DEVICE = VGPU | GPUSHARE | ASCEND | NPU_CORE  # a device resource some rule is about
+_VOLCANO_PREFIX = "volcano.sh/"
+_MEMO_LIMIT = 4096  # names come from user input: a memo is cleared when it grows past this
+ABSENT: Any = object()  # `ContainerView.lookup`: the container names no such resource
+
 
 @dataclass(slots=True)
 class ContainerView:
@@ -35,6 +50,7 @@ class ContainerView:
     limits: dict[str, Any]
     requests: dict[str, Any]
     privileged: bool
+    kinds: int  # what its resources (limits and requests) mean: the union of `ResourceNames.kinds`
     own_limits: bool = False  # `limits` is this view's own copy (else the object's dict: copied before a default)
     where: str | None = None  # message prefix and subject, made on first use (most containers never need them)
     subject: str | None = None
@@ -52,22 +68,10 @@ class ContainerView:
     def has(self, resource: str) -> bool:
         return resource in self.limits or resource in self.requests
 
-    def has_any(self, resources: frozenset[str]) -> bool:
-        return any(r in resources for r in self.limits) or any(r in resources for r in self.requests)
-
-
-@dataclass(frozen=True, slots=True)
-class Families:
-    """Which device families a pod's resources touch (annotations aside), worked out once per review."""
-
-    vgpu: bool
-    gpushare: bool
-    ascend: bool  # huawei.com/Ascend* (HAMi mode)
-    npu_core: bool  # huawei.com/npu-core (MindCluster)
-
-    @property
-    def any(self) -> bool:
-        return self.vgpu or self.gpushare or self.ascend or self.npu_core
+    def lookup(self, resource: str) -> Any:
+        """`get(resource)` when the container names it (`has`), else `ABSENT`: one call for rules that ask both."""
+        value = self.limits.get(resource, ABSENT)
+        return self.requests.get(resource, value) if value is None or value is ABSENT else value
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +85,47 @@ class ResourceNames:
     vgpu_all: frozenset[str]
     gpushare_all: frozenset[str]
     vnpus: tuple[VnpuConfig, ...] | None  # None: device config unknown
+    # Per-name answers derived from these names: one value serves every review under its device config.
+    # Request threads share them; each access is one dict operation, so a race at worst recomputes one.
+    known_kinds: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+    memo: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def is_ascend(self, resource: str) -> bool:
         return resource.startswith(spec.ASCEND_RESOURCE_PREFIX)
+
+    def kinds(self, resource: str) -> int:
+        """What `resource` means (the bit flags above), remembered per name."""
+        kinds = self.known_kinds.get(resource)
+        if kinds is None:
+            kinds = self._kinds(resource)
+            if len(self.known_kinds) > _MEMO_LIMIT:
+                self.known_kinds.clear()
+            self.known_kinds[resource] = kinds
+        return kinds
+
+    def kinds_of(self, resources: Iterable[str]) -> int:
+        """The union of `kinds` over `resources`."""
+        known, kinds = self.known_kinds, 0
+        for resource in resources:
+            k = known.get(resource)
+            kinds |= self.kinds(resource) if k is None else k
+        return kinds
+
+    def _kinds(self, resource: str) -> int:
+        kinds = (VGPU if resource in self.vgpu_all else 0) | (GPUSHARE if resource in self.gpushare_all else 0)
+        if resource == spec.NPU_CORE:
+            kinds |= NPU_CORE | SCHEDULED
+        if resource.startswith(_VOLCANO_PREFIX):
+            kinds |= VOLCANO | SCHEDULED
+        if resource.startswith(spec.ASCEND_RESOURCE_PREFIX):
+            kinds |= ASCEND
+            # With a known config only its declared names are Volcano-managed; unknown config: every
+            # huawei.com/Ascend* name is (that is what Volcano's default does).
+            if self.vnpus is None or any(
+                resource in (v.resource_name, v.resource_memory_name, v.core_resource_name) for v in self.vnpus
+            ):
+                kinds |= SCHEDULED
+        return kinds
 
 
 def _names_for(config: DeviceConfig | None) -> ResourceNames:
@@ -152,19 +194,26 @@ class PodContext:
     containers: list[ContainerView]
     annotations: Mapping[str, Any]
     labels: Mapping[str, Any]
-    findings: list[Finding] = field(default_factory=list)
-    additions: list[tuple[Pointer, Any]] = field(default_factory=list)
-    malformed: bool = False
-    apps: list[ContainerView] = field(default_factory=list)  # the `containers` among them (rules ask often)
+    findings: list[Finding]
+    additions: list[tuple[Pointer, Any]]
+    malformed: bool
+    apps: list[ContainerView]  # the `containers` among them (rules ask often)
+    kinds: int  # what the pod's resources mean: the union of its containers' `kinds`
 
     # ---- reporting -------------------------------------------------------------------------------
     def emit(self, code: str, severity: Severity, subject: str, message: str) -> None:
         """Report against a subject inside this pod (the template path is prefixed)."""
-        self.emit_at(code, severity, self.target.subject_prefix + subject, message)
+        self.findings.append(Finding(code, severity, self.target.subject_prefix + subject, message, hint_for(code)))
 
     def emit_at(self, code: str, severity: Severity, subject: str, message: str) -> None:
         """Report against a subject named from the top of the object."""
         self.findings.append(Finding(code, severity, subject, message, hint_for(code)))
+
+    def emit_for(self, c: ContainerView, code: str, severity: Severity, text: str) -> None:
+        """Report against container `c`, the message prefixed with where it is. The subject and the prefix
+        are made here, not by the rule: most containers pass every rule and never need them."""
+        subject = self.target.subject_prefix + self.container_subject(c)
+        self.findings.append(Finding(code, severity, subject, f"{self.container_where(c)}: {text}", hint_for(code)))
 
     def container_subject(self, c: ContainerView) -> str:
         if c.subject is None:
@@ -185,6 +234,9 @@ class PodContext:
             c.limits, c.own_limits = dict(c.limits), True
         c.limits[resource] = value
         c.ascend = None
+        kinds = self.names.kinds(resource)
+        c.kinds |= kinds
+        self.kinds |= kinds
         self.additions.append(
             ((*self.target.pointer, "spec", c.kind, c.index, "resources", "limits", resource), value)
         )
@@ -205,63 +257,75 @@ class PodContext:
 
 
 def build_context(target: PodTarget, facts: ClusterFacts, apply_defaults: bool, existing: bool) -> PodContext:
-    ctx = PodContext(
-        target=target,
-        facts=facts,
-        names=names_for(facts.device_config),
-        apply_defaults=apply_defaults,
-        existing=existing,
-        containers=[],
-        annotations=as_mapping(target.metadata.get("annotations")),
-        labels=as_mapping(target.metadata.get("labels")),
-    )
+    names = names_for(facts.device_config)
+    containers: list[ContainerView] = []
+    apps: list[ContainerView] = []
+    malformed = False
+    pod_kinds = 0
     for kind in CONTAINER_KINDS:
         raw_list = target.spec.get(kind)
         if raw_list is None:
             continue
         if not isinstance(raw_list, list):
-            ctx.malformed = True
+            malformed = True
             continue
         for index, raw in enumerate(raw_list):
             if type(raw) is not dict and not isinstance(raw, Mapping):  # dict first: skips the ABC check
-                ctx.malformed = True
+                malformed = True
                 continue
             resources = as_mapping(raw.get("resources"))
+            limits, limit_kinds = _resource_map(resources.get("limits"), names)
+            requests, request_kinds = _resource_map(resources.get("requests"), names)
+            kinds = limit_kinds | request_kinds
             security = raw.get("securityContext")
             name = raw.get("name")
-            ctx.containers.append(
-                ContainerView(
-                    kind,
-                    index,
-                    name if type(name) is str and name else f"#{index}",
-                    _str_keys(resources.get("limits")),
-                    _str_keys(resources.get("requests")),
-                    as_mapping(security).get("privileged") is True if security else False,
-                )
+            view = ContainerView(
+                kind,
+                index,
+                name if type(name) is str and name else f"#{index}",
+                limits,
+                requests,
+                as_mapping(security).get("privileged") is True if security else False,
+                kinds,
             )
-    ctx.apps = [c for c in ctx.containers if c.kind == "containers"]
-    return ctx
+            containers.append(view)
+            if kind == "containers":
+                apps.append(view)
+            pod_kinds |= kinds
+    # Positional, in field order: keyword arguments cost measurably on a path every pod takes.
+    return PodContext(target, facts, names, apply_defaults, existing, containers,
+                      as_mapping(target.metadata.get("annotations")), as_mapping(target.metadata.get("labels")),
+                      [], [], malformed, apps, pod_kinds)
 
 
 _NO_RESOURCES: dict[str, Any] = {}  # shared and never written: add_limit copies before it writes
 
 
-def _str_keys(value: Any) -> dict[str, Any]:
-    """The resource map to read: the object's own dict when every key is a string (JSON's always are),
-    else a copy without the other keys (only YAML can make them). Never written to (see add_limit)."""
+def _resource_map(value: Any, names: ResourceNames) -> tuple[dict[str, Any], int]:
+    """The resource map to read from `limits` or `requests`, and what its names mean (`ResourceNames.kinds`),
+    in one pass.
+
+    The map is the object's own dict when every key is a string (JSON's always are), else a copy without
+    the other keys (only YAML can make them). It is never written to (see add_limit)."""
     if not value:
-        return _NO_RESOURCES
+        return _NO_RESOURCES, 0
     if type(value) is dict:
+        known, kinds = names.known_kinds, 0
         for key in value:
-            if type(key) is not str:
-                break
+            k = known.get(key)  # only strings are ever remembered
+            if k is None:
+                if type(key) is not str:
+                    break
+                k = names.kinds(key)
+            kinds |= k
         else:
-            return value
-        return {k: v for k, v in value.items() if isinstance(k, str)}
-    if not isinstance(value, Mapping):
-        return _NO_RESOURCES
-    return {k: v for k, v in value.items() if isinstance(k, str)}
+            return value, kinds
+    elif not isinstance(value, Mapping):
+        return _NO_RESOURCES, 0
+    copy = {k: v for k, v in value.items() if isinstance(k, str)}
+    return copy, names.kinds_of(copy)
 
 
-__all__ = ["CONTAINER_KINDS", "ContainerView", "Families", "PodContext", "ResourceNames", "as_list", "build_context",
-           "names_for", "quantity", "show"]
+__all__ = ["ABSENT", "ASCEND", "CONTAINER_KINDS", "DEVICE", "GPUSHARE", "NPU_CORE", "SCHEDULED", "VGPU", "VOLCANO",
+           "ContainerView", "PodContext", "ResourceNames", "as_list", "build_context", "names_for", "quantity",
+           "show"]

@@ -12,27 +12,40 @@ from typing import Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.findings import Severity
-from vgpuctl.core.podrules.context import CONTAINER_KINDS, Families, PodContext, quantity, show
+from vgpuctl.core.podrules.context import (
+    ASCEND,
+    CONTAINER_KINDS,
+    DEVICE,
+    NPU_CORE,
+    SCHEDULED,
+    VGPU,
+    PodContext,
+    quantity,
+    show,
+)
 from vgpuctl.core.podrules.mindcluster import npu_core_request
-from vgpuctl.core.podrules.resources import ascend_resources, is_device_resource
+from vgpuctl.core.podrules.resources import ascend_resources
 from vgpuctl.core.podrules.targets import as_list, as_mapping
 
 INFO, ERROR = Severity.INFO, Severity.ERROR
 
 
-def apply_defaults(ctx: PodContext, families: Families) -> None:
-    """Each default about one family runs only for pods with that family's resources (`families`)."""
+def apply_defaults(ctx: PodContext, families: int) -> None:
+    """Each default about one family runs only for pods with that family's resources (`families`: the
+    pod's `kinds` before any default)."""
     request_to_limit(ctx)
-    if families.vgpu:
+    if families & VGPU:
         vgpu_number(ctx)
-    if families.ascend:
+    if families & ASCEND:
         ascend_count(ctx)
-    if families.npu_core:
+    if families & NPU_CORE:
         mindcluster_labels(ctx)
     scheduler_name(ctx)
 
 
 def _same_quantity(a: object, b: object) -> bool:
+    if type(a) is type(b) and type(a) in (str, int) and a == b:
+        return True  # the common case, request == limit as written: same text, same quantity (or none)
     qa, qb = quantity(a), quantity(b)
     if qa is not None and qb is not None:
         return qa.value == qb.value
@@ -41,24 +54,25 @@ def _same_quantity(a: object, b: object) -> bool:
 
 def request_to_limit(ctx: PodContext) -> None:
     """VGP014: extended resources need limits, and request must equal limit."""
+    kinds = ctx.names.kinds
     for c in ctx.containers:
+        if not c.requests or not c.kinds & DEVICE:
+            continue
         for name, value in list(c.requests.items()):
-            if not is_device_resource(ctx, name):
+            if not kinds(name) & DEVICE:
                 continue
-            where = ctx.container_where(c)
             if name not in c.limits:
                 if ctx.apply_defaults:
                     ctx.add_limit(c, name, str(value) if not isinstance(value, str) else value)
-                    ctx.emit("VGP014", INFO, ctx.container_subject(c),
-                             f"{where}: added limits {name}: {show(value)} (copied from requests)")
+                    ctx.emit_for(c, "VGP014", INFO, f"added limits {name}: {show(value)} (copied from requests)")
                 else:
-                    ctx.emit("VGP014", ERROR, ctx.container_subject(c),
-                             f"{where}: {name} is set in requests but not in limits; the API server rejects "
-                             "extended resources without a limit")
+                    ctx.emit_for(c, "VGP014", ERROR,
+                                 f"{name} is set in requests but not in limits; the API server rejects "
+                                 "extended resources without a limit")
             elif not _same_quantity(value, c.limits[name]):
-                ctx.emit("VGP014", ERROR, ctx.container_subject(c),
-                         f"{where}: {name} request {show(value)} differs from limit {show(c.limits[name])}; "
-                         "extended resources cannot be overcommitted, so the API server rejects the pod")
+                ctx.emit_for(c, "VGP014", ERROR,
+                             f"{name} request {show(value)} differs from limit {show(c.limits[name])}; "
+                             "extended resources cannot be overcommitted, so the API server rejects the pod")
 
 
 def vgpu_number(ctx: PodContext) -> None:
@@ -67,39 +81,39 @@ def vgpu_number(ctx: PodContext) -> None:
     config = ctx.facts.device_config
     default = config.nvidia.default_gpu_num if config is not None and config.nvidia.default_gpu_num > 0 else 1
     for c in ctx.app_containers():
-        if c.has(n.vgpu_count):
+        if not c.kinds & VGPU or c.has(n.vgpu_count):
             continue
         given = [r for r in (n.vgpu_memory, n.vgpu_cores, n.vgpu_percentage) if c.has(r)]
         if not given:
             continue
-        where = ctx.container_where(c)
         if ctx.apply_defaults:
             ctx.add_limit(c, n.vgpu_count, str(default))
-            ctx.emit("VGP002", INFO, ctx.container_subject(c), f"{where}: added {n.vgpu_count}: {default}")
+            ctx.emit_for(c, "VGP002", INFO, f"added {n.vgpu_count}: {default}")
         else:
-            ctx.emit("VGP002", ERROR, ctx.container_subject(c),
-                     f"{where}: sets {', '.join(given)} but not {n.vgpu_count}; Volcano ignores cores-only "
-                     "and percentage-only containers and the device plugin mis-assigns memory-only ones")
+            ctx.emit_for(c, "VGP002", ERROR,
+                         f"sets {', '.join(given)} but not {n.vgpu_count}; Volcano ignores cores-only "
+                         "and percentage-only containers and the device plugin mis-assigns memory-only ones")
 
 
 def ascend_count(ctx: PodContext) -> None:
     """VGH002: Ascend memory or cores without the count resource."""
     for c in ctx.app_containers():
+        if not c.kinds & ASCEND:
+            continue
         resources = ascend_resources(ctx, c)
         counts = {r.name for r in resources if r.role == "count"}
         for res in resources:
             if res.role == "count" or not res.declared or res.count_name in counts or c.has(res.count_name):
                 continue  # undeclared names are VGH008's; never add a resource no vnpus entry declares
             has_memory = any(r.role == "memory" and r.count_name == res.count_name for r in resources)
-            where = ctx.container_where(c)
             if res.role == "memory" and ctx.apply_defaults:
                 ctx.add_limit(c, res.count_name, "1")
-                ctx.emit("VGH002", INFO, ctx.container_subject(c), f"{where}: added {res.count_name}: 1")
+                ctx.emit_for(c, "VGH002", INFO, f"added {res.count_name}: 1")
                 counts.add(res.count_name)
             elif res.role == "memory" or not has_memory:
-                ctx.emit("VGH002", ERROR, ctx.container_subject(c),
-                         f"{where}: sets {res.name} but not {res.count_name}; Volcano only sees Ascend "
-                         "requests that carry the count (or memory) resource")
+                ctx.emit_for(c, "VGH002", ERROR,
+                             f"sets {res.name} but not {res.count_name}; Volcano only sees Ascend "
+                             "requests that carry the count (or memory) resource")
                 counts.add(res.count_name)
 
 
@@ -123,18 +137,9 @@ def mindcluster_labels(ctx: PodContext) -> None:
 
 
 def _requests_volcano_device(ctx: PodContext, resources: Iterable[str]) -> bool:
-    for name in resources:
-        if name.startswith("volcano.sh/") or name == spec.NPU_CORE:
-            return True
-        if name.startswith(spec.ASCEND_RESOURCE_PREFIX):
-            vnpus = ctx.names.vnpus
-            # With a known config only its declared names are Volcano-managed; unknown config:
-            # treat every huawei.com/Ascend* name as such (that is what Volcano's default does).
-            if vnpus is None or any(
-                name in (v.resource_name, v.resource_memory_name, v.core_resource_name) for v in vnpus
-            ):
-                return True
-    return False
+    """Whether any of `resources` is a device only a Volcano scheduler allocates (`SCHEDULED`)."""
+    kinds = ctx.names.kinds
+    return any(kinds(name) & SCHEDULED for name in resources)
 
 
 def _spec_resources(pod_spec: Mapping[str, Any]) -> Iterator[str]:
@@ -157,8 +162,7 @@ def _first_inheriting_task(ctx: PodContext, job: Mapping[str, Any]) -> Mapping[s
 
 def scheduler_name(ctx: PodContext) -> None:
     """VGP015: only a Volcano scheduler writes the allocation annotations the device plugins need."""
-    resources = (r for c in ctx.containers for r in (*c.limits, *c.requests))
-    if not _requests_volcano_device(ctx, resources):
+    if not ctx.kinds & SCHEDULED:
         return  # existing pods are judged too (the doctor), never patched: apply_defaults is off for them
     names = ctx.facts.scheduler_names or spec.DEFAULT_SCHEDULER_NAMES
     own = ctx.target.spec.get("schedulerName")

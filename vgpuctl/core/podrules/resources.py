@@ -8,7 +8,7 @@ from typing import Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.deviceconfig import VnpuConfig
-from vgpuctl.core.podrules.context import ContainerView, PodContext, quantity, show
+from vgpuctl.core.podrules.context import ASCEND, ContainerView, PodContext, quantity, show
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,11 +20,30 @@ class AscendResource:
     declared: bool  # False: a device config is known and no `vnpus` entry declares it (VGH008)
 
 
+_UNKNOWN = object()
+_MEMO_LIMIT = 4096  # names come from user input: the memo is cleared when it grows past this
+
+
 def ascend_resource(ctx: PodContext, name: str) -> AscendResource | None:
-    """Classify a `huawei.com/Ascend*` resource; `huawei.com/npu-core` is MindCluster, not this."""
+    """Classify a `huawei.com/Ascend*` resource; `huawei.com/npu-core` is MindCluster, not this.
+
+    Remembered per name and device config (`ResourceNames.memo`): the answer depends on nothing else, and
+    the same few names recur in every Ascend pod. The value is shared, so it stays frozen."""
+    memo = ctx.names.memo
+    key = ("ascend", name)
+    found = memo.get(key, _UNKNOWN)
+    if found is _UNKNOWN:
+        found = _ascend_resource(ctx.names.vnpus, name)
+        if len(memo) > _MEMO_LIMIT:
+            memo.clear()
+        memo[key] = found
+    resource: AscendResource | None = found
+    return resource
+
+
+def _ascend_resource(vnpus: tuple[VnpuConfig, ...] | None, name: str) -> AscendResource | None:
     if not name.startswith(spec.ASCEND_RESOURCE_PREFIX):
         return None
-    vnpus = ctx.names.vnpus
     if vnpus is not None:
         for vnpu in vnpus:
             if name == vnpu.resource_name:
@@ -53,25 +72,19 @@ def ascend_resources(ctx: PodContext, c: ContainerView) -> list[AscendResource]:
 
 
 def _ascend_resources(ctx: PodContext, c: ContainerView) -> list[AscendResource]:
-    found: list[AscendResource] = []
-    seen: set[str] = set()
-    for name in (*c.limits, *c.requests):
-        if name in seen:
-            continue
-        seen.add(name)
+    if not c.kinds & ASCEND:
+        return []
+    found: list[AscendResource] = []  # each name once: limits first, then requests
+    for name in c.limits:
         res = ascend_resource(ctx, name)
         if res is not None:
             found.append(res)
+    for name in c.requests:
+        if name not in c.limits:
+            res = ascend_resource(ctx, name)
+            if res is not None:
+                found.append(res)
     return found
-
-
-def is_device_resource(ctx: PodContext, name: str) -> bool:
-    return (
-        name in ctx.names.vgpu_all
-        or name in ctx.names.gpushare_all
-        or name == spec.NPU_CORE
-        or name.startswith(spec.ASCEND_RESOURCE_PREFIX)
-    )
 
 
 @dataclass(frozen=True, slots=True)

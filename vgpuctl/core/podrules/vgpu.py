@@ -10,8 +10,18 @@ from vgpuctl.core import spec
 from vgpuctl.core.deviceconfig import mig_fit_in_geometry, mig_request_mib
 from vgpuctl.core.facts import GpuDevice
 from vgpuctl.core.findings import Severity
-from vgpuctl.core.podrules.context import ContainerView, PodContext, show
-from vgpuctl.core.podrules.resources import ascend_resources, whole_number
+from vgpuctl.core.podrules.context import (
+    ABSENT,
+    ASCEND,
+    GPUSHARE,
+    NPU_CORE,
+    VGPU,
+    ContainerView,
+    PodContext,
+    quantity,
+    show,
+)
+from vgpuctl.core.podrules.resources import whole_number
 from vgpuctl.core.versions import checks_vgpu_resources_generically, has_gpu_uuid_filter, has_podgroup_policy
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -24,13 +34,14 @@ _GPU_UUID = re.compile(r"^GPU-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 def check(ctx: PodContext) -> None:
     n = ctx.names
     for c in ctx.containers:
-        if not c.is_app and c.has_any(n.vgpu_all):
+        if c.kinds & VGPU and c.kind != "containers":
             found = sorted(r for r in (*c.limits, *c.requests) if r in n.vgpu_all)
-            ctx.emit("VGP007", ERROR, ctx.container_subject(c),
-                     f"{ctx.container_where(c)}: requests {', '.join(dict.fromkeys(found))}; Volcano ignores "
-                     f"{c.kind} but the device plugin would consume an app container's allocation")
-    _mixing(ctx)
-    gpu_containers = [c for c in ctx.app_containers() if c.has_any(n.vgpu_all)]
+            ctx.emit_for(c, "VGP007", ERROR,
+                         f"requests {', '.join(dict.fromkeys(found))}; Volcano ignores {c.kind} but the device "
+                         "plugin would consume an app container's allocation")
+    if ctx.kinds & GPUSHARE:
+        _mixing(ctx)
+    gpu_containers = [c for c in ctx.app_containers() if c.kinds & VGPU]
     if not gpu_containers:
         return  # not a vGPU pod: Volcano never compares its vgpu-mode with a node's (V§4.4 step 1)
     mode = _mode(ctx)
@@ -41,9 +52,10 @@ def check(ctx: PodContext) -> None:
                  "plugin matches allocations to containers by order and refuses multi-container requests")
     for c in gpu_containers:
         _container(ctx, c, mode)
-    _gputype(ctx)
-    _gpuuuid(ctx)
-    _podgroup(ctx)
+    if not _POD_ANNOTATIONS.isdisjoint(ctx.annotations):  # most vGPU pods set none of these
+        _gputype(ctx)
+        _gpuuuid(ctx)
+        _podgroup(ctx)
 
 
 def _mode(ctx: PodContext) -> str | None:
@@ -77,26 +89,27 @@ def _mixing(ctx: PodContext) -> None:
 
 def _container(ctx: PodContext, c: ContainerView, mode: str | None) -> None:
     n = ctx.names
-    where, subject = ctx.container_where(c), ctx.container_subject(c)
     count = None
-    if c.has(n.vgpu_count):
-        w = whole_number(c.get(n.vgpu_count))
+    raw = c.lookup(n.vgpu_count)
+    if raw is not ABSENT:
+        w = whole_number(raw)
         if w.value is None or w.value < 1:
             why = w.problem or f"{w.value} is not ≥ 1"
-            ctx.emit("VGP003", ERROR, subject, f"{where}: {n.vgpu_count} {why}")
+            ctx.emit_for(c, "VGP003", ERROR, f"{n.vgpu_count} {why}")
         else:
             count = w.value
             most = ctx.facts.max_gpus_per_node
             if most is not None and count > most:
-                ctx.emit("VGP003", ERROR, subject,
-                         f"{where}: {n.vgpu_count}: {count} exceeds the most GPUs on any vGPU node ({most}); "
-                         "one container never gets the same GPU twice, so no node fits")
+                ctx.emit_for(c, "VGP003", ERROR,
+                             f"{n.vgpu_count}: {count} exceeds the most GPUs on any vGPU node ({most}); "
+                             "one container never gets the same GPU twice, so no node fits")
     cores = None
-    if c.has(n.vgpu_cores):
-        w = whole_number(c.get(n.vgpu_cores))
+    raw = c.lookup(n.vgpu_cores)
+    if raw is not ABSENT:
+        w = whole_number(raw)
         if w.value is None or not 0 <= w.value <= 100:
             why = w.problem or f"{w.value} is outside 0..100 (percent of one GPU)"
-            ctx.emit("VGP004", ERROR, subject, f"{where}: {n.vgpu_cores} {why}")
+            ctx.emit_for(c, "VGP004", ERROR, f"{n.vgpu_cores} {why}")
         else:
             cores = w.value
     memory = _memory(ctx, c, mode)
@@ -108,38 +121,43 @@ def _container(ctx: PodContext, c: ContainerView, mode: str | None) -> None:
 
 def _memory(ctx: PodContext, c: ContainerView, mode: str | None) -> int | None:
     n = ctx.names
-    if not c.has(n.vgpu_memory):
+    raw = c.lookup(n.vgpu_memory)
+    if raw is ABSENT:
         return None
-    where, subject = ctx.container_where(c), ctx.container_subject(c)
-    raw = c.get(n.vgpu_memory)
     w = whole_number(raw)
-    factor = ctx.facts.device_config.nvidia.memory_factor if ctx.facts.device_config else 1
-    unit = "MiB" if factor == 1 else f"units of {factor} MiB (gpuMemoryFactor)"
     if w.unit:
+        factor = _memory_factor(ctx)
         if w.value is not None and w.value < _NEVER_FITS:  # e.g. "3k" reads as 3000: it may fit, by accident
             outcome = f"; write {w.value} if that is what you mean"
         else:
             outcome = " and can never fit" + _suggest_mib(raw, factor)
-        ctx.emit("VGP005", ERROR, subject,
-                 f"{where}: {n.vgpu_memory} {show(raw)} carries a unit suffix; the value is a count of {unit}, "
-                 f"so it reads as {w.value if w.value is not None else 'a fraction'}{outcome}")
+        ctx.emit_for(c, "VGP005", ERROR,
+                     f"{n.vgpu_memory} {show(raw)} carries a unit suffix; the value is a count of {_unit(factor)}, "
+                     f"so it reads as {w.value if w.value is not None else 'a fraction'}{outcome}")
         return None
     if w.value is None or w.value <= 0:
-        why = w.problem or f"{w.value} is not a positive number of {unit}"
-        ctx.emit("VGP005", ERROR, subject, f"{where}: {n.vgpu_memory} {why}")
+        why = w.problem or f"{w.value} is not a positive number of {_unit(_memory_factor(ctx))}"
+        ctx.emit_for(c, "VGP005", ERROR, f"{n.vgpu_memory} {why}")
         return None
-    if mode != _MIG:
+    if mode != _MIG and ctx.facts.gpu_devices:  # GPUs known: else there is nothing to compare with
         largest = largest_eligible_memory(ctx)
         if largest is not None and w.value > largest:
-            ctx.emit("VGP005", ERROR, subject,
-                     f"{where}: {n.vgpu_memory}: {w.value} is more than any eligible GPU has "
-                     f"(largest: {largest}); no node fits")
+            ctx.emit_for(c, "VGP005", ERROR,
+                         f"{n.vgpu_memory}: {w.value} is more than any eligible GPU has (largest: {largest}); "
+                         "no node fits")
     return w.value
 
 
-def _suggest_mib(raw: object, factor: int) -> str:
-    from vgpuctl.core.podrules.context import quantity
+def _memory_factor(ctx: PodContext) -> int:
+    return ctx.facts.device_config.nvidia.memory_factor if ctx.facts.device_config else 1
 
+
+def _unit(factor: int) -> str:
+    """What one vgpu-memory unit is, for messages."""
+    return "MiB" if factor == 1 else f"units of {factor} MiB (gpuMemoryFactor)"
+
+
+def _suggest_mib(raw: object, factor: int) -> str:
     q = quantity(raw)
     if q is None or q.value <= 0:
         return ""
@@ -152,81 +170,82 @@ def _suggest_mib(raw: object, factor: int) -> str:
 
 def _percentage(ctx: PodContext, c: ContainerView, has_memory: bool) -> int | None:
     n = ctx.names
-    if not c.has(n.vgpu_percentage):
+    raw = c.lookup(n.vgpu_percentage)
+    if raw is ABSENT:
         return None
-    where, subject = ctx.container_where(c), ctx.container_subject(c)
-    raw = c.get(n.vgpu_percentage)
     w = whole_number(raw)
     if w.value is None or not 1 <= w.value <= 100:
         why = w.problem or f"{w.value} is outside 1..100"
-        ctx.emit("VGP006", ERROR, subject, f"{where}: {n.vgpu_percentage} {why}")
+        ctx.emit_for(c, "VGP006", ERROR, f"{n.vgpu_percentage} {why}")
         return None
     config = ctx.facts.device_config
     if config is not None and config.nvidia.resource_memory_percentage_name != n.vgpu_percentage:
-        ctx.emit("VGP006", ERROR, subject,
-                 f"{where}: {n.vgpu_percentage} is not enabled: the device config does not set "
-                 "nvidia.resourceMemoryPercentageName, so Volcano ignores it and books whole GPUs")
+        ctx.emit_for(c, "VGP006", ERROR,
+                     f"{n.vgpu_percentage} is not enabled: the device config does not set "
+                     "nvidia.resourceMemoryPercentageName, so Volcano ignores it and books whole GPUs")
         return None
     version, advertised = ctx.facts.volcano_version, ctx.facts.node_resources
     if (version is not None and checks_vgpu_resources_generically(version) and advertised is not None
             and n.vgpu_percentage not in advertised):
-        ctx.emit("VGP006", ERROR, subject,
-                 f"{where}: no node advertises {n.vgpu_percentage}; Volcano {version} checks it against "
-                 "allocatable, so the pod fails with Insufficient resources everywhere")
+        ctx.emit_for(c, "VGP006", ERROR,
+                     f"no node advertises {n.vgpu_percentage}; Volcano {version} checks it against "
+                     "allocatable, so the pod fails with Insufficient resources everywhere")
         return None
     if has_memory:
-        ctx.emit("VGP006", WARNING, subject,
-                 f"{where}: sets both {n.vgpu_memory} and {n.vgpu_percentage}; Volcano uses the percentage "
-                 "and ignores the memory")
+        ctx.emit_for(c, "VGP006", WARNING,
+                     f"sets both {n.vgpu_memory} and {n.vgpu_percentage}; Volcano uses the percentage "
+                     "and ignores the memory")
     return w.value
 
 
 def _mig(ctx: PodContext, c: ContainerView, memory: int | None, percentage: int | None,
          cores: int | None) -> None:
     n = ctx.names
-    where, subject = ctx.container_where(c), ctx.container_subject(c)
     if not c.has(n.vgpu_memory) and percentage is None:
-        ctx.emit("VGP009", ERROR, subject,
-                 f"{where}: vgpu-mode mig without {n.vgpu_memory} asks for a whole GPU's registered memory, "
-                 "which no MIG instance has (full-card trap)")
+        ctx.emit_for(c, "VGP009", ERROR,
+                     f"vgpu-mode mig without {n.vgpu_memory} asks for a whole GPU's registered memory, "
+                     "which no MIG instance has (full-card trap)")
     config = ctx.facts.device_config
     if config is not None and memory is not None:
         geometries = config.nvidia.known_mig_geometries
         request = mig_request_mib(config.nvidia, memory)
         if not geometries:
-            ctx.emit("VGP009", ERROR, subject,
-                     f"{where}: vgpu-mode mig but the device config has no knownMigGeometries; Volcano runs "
-                     "every GPU as hami-core, so no node ever matches mig")
+            ctx.emit_for(c, "VGP009", ERROR,
+                         "vgpu-mode mig but the device config has no knownMigGeometries; Volcano runs "
+                         "every GPU as hami-core, so no node ever matches mig")
         elif not _mig_fits_some_model(ctx, request):
             largest = config.nvidia.largest_mig_instance
-            ctx.emit("VGP009", ERROR, subject,
-                     f"{where}: {n.vgpu_memory}: {memory} ({request} MiB) is larger than every MIG instance "
-                     f"of every known model (largest: {largest} MiB)")
+            ctx.emit_for(c, "VGP009", ERROR,
+                         f"{n.vgpu_memory}: {memory} ({request} MiB) is larger than every MIG instance "
+                         f"of every known model (largest: {largest} MiB)")
     if cores:
-        ctx.emit("VGP009", WARNING, subject,
-                 f"{where}: {n.vgpu_cores}: {cores} with vgpu-mode mig is booked but not enforced; a MIG "
-                 "instance's compute is fixed by its profile")
+        ctx.emit_for(c, "VGP009", WARNING,
+                     f"{n.vgpu_cores}: {cores} with vgpu-mode mig is booked but not enforced; a MIG "
+                     "instance's compute is fixed by its profile")
 
 
 def _resolution(ctx: PodContext, c: ContainerView, count: int | None, cores: int | None,
                 memory: int | None, percentage: int | None, mode: str | None) -> None:
     """VGP017: say what the request resolves to when it is not obvious."""
-    where, subject = ctx.container_where(c), ctx.container_subject(c)
-    gpus = f"{count} GPU" + ("s" if (count or 0) > 1 else "") if count else "the GPU"
     if cores == 100:
-        ctx.emit("VGP017", INFO, subject,
-                 f"{where}: {ctx.names.vgpu_cores}: 100 makes {gpus} exclusive: no other pod may share it")
+        ctx.emit_for(c, "VGP017", INFO,
+                     f"{ctx.names.vgpu_cores}: 100 makes {_gpus(count)} exclusive: no other pod may share it")
     config = ctx.facts.device_config
     if mode == _MIG and memory is not None and config is not None:
         request = mig_request_mib(config.nvidia, memory)
         slices = _mig_slices(ctx, request)
         if slices:
-            ctx.emit("VGP017", INFO, subject,
-                     f"{where}: MIG request of {request} MiB per GPU gets " + "; ".join(slices))
-    elif not c.has(ctx.names.vgpu_memory) and not c.has(ctx.names.vgpu_percentage) and mode is None:
-        ctx.emit("VGP017", INFO, subject,
-                 f"{where}: no {ctx.names.vgpu_memory}: {gpus} {'are' if (count or 0) > 1 else 'is'} booked with all "
-                 f"of {'their' if (count or 0) > 1 else 'its'} memory")
+            ctx.emit_for(c, "VGP017", INFO, f"MIG request of {request} MiB per GPU gets " + "; ".join(slices))
+    elif mode is None and not c.has(ctx.names.vgpu_memory) and not c.has(ctx.names.vgpu_percentage):
+        several = (count or 0) > 1
+        ctx.emit_for(c, "VGP017", INFO,
+                     f"no {ctx.names.vgpu_memory}: {_gpus(count)} {'are' if several else 'is'} booked with all "
+                     f"of {'their' if several else 'its'} memory")
+
+
+def _gpus(count: int | None) -> str:
+    """The GPUs a container is booked, for messages."""
+    return f"{count} GPU" + ("s" if (count or 0) > 1 else "") if count else "the GPU"
 
 
 def _mig_fits_some_model(ctx: PodContext, request: int) -> bool:
@@ -295,6 +314,8 @@ def _memo(ctx: PodContext, key: Any, compute: Callable[[], Any]) -> Any:
 
 
 _FILTER_ANNOTATIONS = (spec.ANN_USE_GPUTYPE, spec.ANN_NOUSE_GPUTYPE, spec.ANN_USE_GPUUUID, spec.ANN_NOUSE_GPUUUID)
+# What _gputype, _gpuuuid and _podgroup read: a pod with none of these has nothing for them to judge.
+_POD_ANNOTATIONS = frozenset({*_FILTER_ANNOTATIONS, spec.ANN_PODGROUP_POLICY})
 
 
 def _eligible(ctx: PodContext, devices: tuple[GpuDevice, ...]) -> tuple[GpuDevice, ...]:
@@ -323,6 +344,8 @@ def _gputype(ctx: PodContext) -> None:
     """VGP010."""
     use_raw = ctx.annotations.get(spec.ANN_USE_GPUTYPE)
     nouse_raw = ctx.annotations.get(spec.ANN_NOUSE_GPUTYPE)
+    if use_raw is None and nouse_raw is None:
+        return  # the common case: no GPU type filter
     for key, raw in ((spec.ANN_USE_GPUTYPE, use_raw), (spec.ANN_NOUSE_GPUTYPE, nouse_raw)):
         if raw is not None and any(not t.strip() for t in _tokens(raw)):
             ctx.emit("VGP010", ERROR, f"annotation/{key}",
@@ -343,6 +366,8 @@ def _gputype(ctx: PodContext) -> None:
 
 def _gpuuuid(ctx: PodContext) -> None:
     """VGP011."""
+    if spec.ANN_USE_GPUUUID not in ctx.annotations and spec.ANN_NOUSE_GPUUUID not in ctx.annotations:
+        return  # the common case: no GPU UUID filter
     version = ctx.facts.volcano_version
     known = ctx.facts.gpu_uuids
     lists: dict[str, list[str]] = {}
@@ -397,11 +422,8 @@ def _podgroup(ctx: PodContext) -> None:
 
 def privileged(ctx: PodContext) -> None:
     """VGP016: a privileged container sees every device on the node, so slicing isolates nothing."""
-    n = ctx.names
     for c in ctx.containers:
-        if not c.privileged:
-            continue
-        if c.has_any(n.vgpu_all) or c.has(spec.NPU_CORE) or ascend_resources(ctx, c):
-            ctx.emit("VGP016", ctx.facts.privileged_severity, ctx.container_subject(c),
-                     f"{ctx.container_where(c)}: is privileged and requests a shared GPU/NPU; it sees every "
-                     "device on the node, so the slice's isolation is void")
+        if c.privileged and c.kinds & (VGPU | NPU_CORE | ASCEND):
+            ctx.emit_for(c, "VGP016", ctx.facts.privileged_severity,
+                         "is privileged and requests a shared GPU/NPU; it sees every device on the node, so the "
+                         "slice's isolation is void")

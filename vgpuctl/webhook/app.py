@@ -28,6 +28,7 @@ from werkzeug.sansio.utils import get_content_length
 from vgpuctl.core.clusterview import ClusterView
 from vgpuctl.core.deviceconfig import DeviceConfig
 from vgpuctl.core.facts import ClusterFacts
+from vgpuctl.core.findings import Finding
 from vgpuctl.core.podrules import Review, review
 from vgpuctl.webhook.cluster import ClusterState, fits_now, no_room_finding
 from vgpuctl.webhook.config_watch import DeviceConfigWatcher
@@ -217,40 +218,39 @@ def create_app(settings: Settings) -> Flask:
         except InvalidReviewError as exc:
             metrics.rejected.labels(endpoint, "400").inc()
             return _error(400, f"not an AdmissionReview: {exc}")
-        decision, result = _decide(endpoint, parsed)
+        decision, result, findings = _decide(endpoint, parsed)
         elapsed = time.perf_counter() - started
-        metrics.review_done(endpoint, result, elapsed)
+        metrics.review_done(endpoint, result, elapsed, findings)
         _log_review(endpoint, parsed, decision, result, elapsed)
         return _json(build_response(parsed.uid, decision, with_patch=endpoint == "mutate"))
 
-    def _decide(endpoint: Endpoint, parsed: AdmissionRequest) -> tuple[Decision, str]:
+    def _decide(endpoint: Endpoint, parsed: AdmissionRequest) -> tuple[Decision, str, tuple[Finding, ...]]:
+        """The decision, the result label and the findings it was made from (for the metrics)."""
         if not reviewed(parsed) or parsed.obj is None:
-            return ALLOW, "skipped"
+            return ALLOW, "skipped", ()
         try:
             facts = state.facts()
             if endpoint == "mutate":
                 verdict = review(parsed.obj, facts)
                 if not verdict.checked:
-                    return ALLOW, "skipped"
+                    return ALLOW, "skipped", ()
                 decision = mutate_decision(verdict)
             else:
                 cluster = state.cluster_view()
                 judged = cluster[0] if cluster is not None else facts
                 verdict = review(parsed.obj, judged, apply_defaults=False)
                 if not verdict.checked:
-                    return ALLOW, "skipped"
+                    return ALLOW, "skipped", ()
                 before = None
                 if parsed.operation == "UPDATE" and parsed.old_obj is not None:
                     before = review(parsed.old_obj, judged, apply_defaults=False)
                 if cluster is not None and verdict.allowed and parsed.is_pod and parsed.operation == "CREATE":
                     verdict = _with_fits_now(parsed, verdict, cluster[1])
                 decision = validate_decision(verdict, before)
-            for finding in verdict.findings:
-                state.metrics.finding(endpoint, finding.code, finding.severity.value)
         except Exception as exc:
             log.exception("internal error reviewing uid=%s on /%s", parsed.uid, endpoint)
-            return internal_error_decision(endpoint, exc), "error"
-        return decision, "allowed" if decision.allowed else "denied"
+            return internal_error_decision(endpoint, exc), "error", ()
+        return decision, "allowed" if decision.allowed else "denied", verdict.findings
 
     def _with_fits_now(parsed: AdmissionRequest, verdict: Review, view: ClusterView) -> Review:
         """Add the warning when no node has room for the pod now. A bug here must not deny a pod the rules

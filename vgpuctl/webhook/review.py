@@ -114,6 +114,8 @@ class AdmissionRequest(NamedTuple):
 def _field(payload: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str,
            required: bool = False) -> Any:
     value = payload.get(key)
+    if type(value) is kind:  # the usual case, exactly the JSON type asked for: one comparison
+        return value
     if value is None:
         if required:
             raise InvalidReviewError(f"{where}.{key} is required")

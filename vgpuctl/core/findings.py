@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
 class Severity(str, enum.Enum):
@@ -37,8 +38,15 @@ class ExitStatus(enum.IntEnum):
     INCOMPLETE = 3
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):
+    """One problem: immutable, equal and hashed by value.
+
+    A named tuple rather than a frozen dataclass: the admission webhook makes one per problem in every
+    review, and a frozen dataclass costs twice as much to build (each field goes through
+    `object.__setattr__`). Like any tuple it also equals a plain tuple of the same values, iterates and
+    orders; `orjson` does not serialise it (use `to_dict`), and `json` would write it as an array.
+    """
+
     code: str
     severity: Severity
     subject: str

@@ -23,6 +23,7 @@ from vgpuctl.core.findings import Severity
 __all__ = [
     "CATALOGUE",
     "FAMILIES",
+    "HINTS",
     "CodeInfo",
     "UnknownCodeError",
     "codes",
@@ -124,10 +125,21 @@ def lookup(code: str) -> CodeInfo:
     raise UnknownCodeError(message)
 
 
+class _Hints(dict[str, str]):
+    """Every code's hint by exact code; any other spelling goes through `lookup` (which raises
+    `UnknownCodeError` for an unknown code)."""
+
+    def __missing__(self, code: str) -> str:
+        return lookup(code).hint
+
+
+#: `HINTS[code]` is `hint_for(code)` without the call: the pod rules look up a hint per finding they make.
+HINTS: Final[Mapping[str, str]] = _Hints({code: info.hint for code, info in CATALOGUE.items()})
+
+
 def hint_for(code: str) -> str:
     """The fix-it hint of `code`; raises `UnknownCodeError` for an unknown code."""
-    info = CATALOGUE.get(code)  # rules pass exact codes: skip normalising on the hot path
-    return info.hint if info is not None else lookup(code).hint
+    return HINTS[code]
 
 
 def codes(prefix: str = "") -> list[str]:

@@ -22,18 +22,34 @@ from vgpuctl.core.podrules.context import ASCEND, DEVICE, GPUSHARE, NPU_CORE, VG
 from vgpuctl.core.podrules.targets import is_volcano_job, pod_targets
 
 
-@dataclass(frozen=True, slots=True)
+# `init=False`, built by hand: the generated `__init__` of a frozen dataclass stores each field through
+# `object.__setattr__`, which is slow (it checks that it is not bypassing an overridden `__setattr__`),
+# and most reviews build one; a slot's own setter stores the field directly. The class is otherwise what
+# the decorator makes (frozen, compared by value, `dataclasses.replace` works).
+@dataclass(frozen=True, slots=True, init=False)
 class Review:
     allowed: bool
     findings: tuple[Finding, ...]
     patch: tuple[PatchOp, ...]
     checked: bool = True  # False: not a kind vgpuctl checks (skipped, allowed)
 
+    def __init__(self, allowed: bool, findings: tuple[Finding, ...], patch: tuple[PatchOp, ...],
+                 checked: bool = True) -> None:
+        _set_allowed(self, allowed)
+        _set_findings(self, findings)
+        _set_patch(self, patch)
+        _set_checked(self, checked)
+
+
+_set_allowed, _set_findings, _set_patch, _set_checked = (
+    vars(Review)[name].__set__ for name in ("allowed", "findings", "patch", "checked"))
+
 
 SKIPPED = Review(True, (), (), checked=False)
 CLEAN = Review(True, (), ())  # checked, nothing to say: shared, since most pods request no device at all
 _ERROR = Severity.ERROR  # read once: enum member access costs a descriptor call per use
 _GPUSHARE_ANNOTATIONS = frozenset({spec.ANN_GPU_INDEX, spec.ANN_PREDICATE_TIME})
+_VNPU_MODE = spec.ANN_VNPU_MODE
 
 
 def review(
@@ -58,16 +74,17 @@ def review(
     mutate = apply_defaults and not existing
     findings: list[Finding] = []
     additions = []
-    job = is_volcano_job(obj)
+    # Targets carry their Volcano Job: the object is read again only when there are none.
+    job = targets[0].volcano_job is not None if targets else is_volcano_job(obj)
     if job and not targets:
         findings.append(_malformed("spec.tasks", "Volcano Job has no tasks with a pod template"))
     for target in targets:
-        ctx = build_context(target, facts, mutate, existing)
+        ctx = build_context(target, facts, mutate, existing, devices_only=True)
         if ctx.malformed:
             findings.append(_malformed(target.subject_prefix + "spec",
                                        "containers, initContainers or ephemeralContainers is not a list "
                                        "of container objects"))
-        if not ctx.containers and not ctx.malformed:
+        elif ctx.empty:
             findings.append(_malformed(target.subject_prefix + "spec.containers", "the pod has no containers"))
         # The families the pod's resources touch, before any default: most pods in a cluster request no
         # device, and a GPU pod rarely touches more than one family, so the rest is skipped on the
@@ -80,14 +97,17 @@ def review(
             vgpu.check(ctx)
         if kinds & (VGPU | NPU_CORE | ASCEND):
             vgpu.privileged(ctx)
-        if kinds & GPUSHARE or not _GPUSHARE_ANNOTATIONS.isdisjoint(ctx.annotations):
+        annotations = ctx.annotations  # often empty: then no rule an annotation triggers is asked
+        if kinds & GPUSHARE or (annotations and not _GPUSHARE_ANNOTATIONS.isdisjoint(annotations)):
             gpushare.check(ctx)
-        if kinds & ASCEND or spec.ANN_VNPU_MODE in ctx.annotations:
+        if kinds & ASCEND or (annotations and _VNPU_MODE in annotations):
             ascend.check(ctx)
         if kinds & NPU_CORE:
             mindcluster.check(ctx)
-        findings.extend(ctx.findings)
-        additions.extend(ctx.additions)
+        if ctx.findings:
+            findings.extend(ctx.findings)
+        if ctx.additions:
+            additions.extend(ctx.additions)
     if job:
         findings.extend(workloads.job_metadata(obj, targets))
     if not findings and not additions:

@@ -13,7 +13,7 @@ ERROR, INFO = Severity.ERROR, Severity.INFO
 
 
 def check(ctx: PodContext) -> None:
-    per_container = [(c, ascend_resources(ctx, c)) for c in ctx.app_containers()]
+    per_container = [(c, ascend_resources(ctx, c)) for c in ctx.apps]
     per_container = [(c, r) for c, r in per_container if r]
     hami_core = _mode(ctx, bool(per_container))
     for c, resources in per_container:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from vgpuctl.core import spec
-from vgpuctl.core.catalogue import hint_for
+from vgpuctl.core.catalogue import HINTS
 from vgpuctl.core.deviceconfig import DeviceConfig, VnpuConfig
 from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.findings import Finding, Severity
@@ -67,6 +67,18 @@ class ContainerView:
 
     def has(self, resource: str) -> bool:
         return resource in self.limits or resource in self.requests
+
+    def effective(self) -> Mapping[str, Any]:
+        """Every resource the container names, with the value Volcano reads (`get`): `effective().get(r, ABSENT)`
+        is `lookup(r)`, and `r in effective()` is `has(r)`. The limits themselves when there are no requests
+        (most containers), else a merged copy; a snapshot, so read it again after `add_limit`."""
+        if not self.requests:
+            return self.limits
+        merged = dict(self.limits)
+        for resource, value in self.requests.items():
+            if merged.get(resource) is None:  # absent, or null in limits: Volcano reads the request
+                merged[resource] = value
+        return merged
 
     def lookup(self, resource: str) -> Any:
         """`get(resource)` when the container names it (`has`), else `ABSENT`: one call for rules that ask both."""
@@ -191,7 +203,7 @@ class PodContext:
     names: ResourceNames
     apply_defaults: bool
     existing: bool
-    containers: list[ContainerView]
+    containers: list[ContainerView]  # with `build_context(devices_only=True)`, those with `kinds` only
     annotations: Mapping[str, Any]
     labels: Mapping[str, Any]
     findings: list[Finding]
@@ -199,21 +211,29 @@ class PodContext:
     malformed: bool
     apps: list[ContainerView]  # the `containers` among them (rules ask often)
     kinds: int  # what the pod's resources mean: the union of its containers' `kinds`
+    empty: bool  # the pod has no container objects at all (`containers` may also leave some out)
 
     # ---- reporting -------------------------------------------------------------------------------
     def emit(self, code: str, severity: Severity, subject: str, message: str) -> None:
         """Report against a subject inside this pod (the template path is prefixed)."""
-        self.findings.append(Finding(code, severity, self.target.subject_prefix + subject, message, hint_for(code)))
+        self.findings.append(Finding(code, severity, self.target.subject_prefix + subject, message, HINTS[code]))
 
     def emit_at(self, code: str, severity: Severity, subject: str, message: str) -> None:
         """Report against a subject named from the top of the object."""
-        self.findings.append(Finding(code, severity, subject, message, hint_for(code)))
+        self.findings.append(Finding(code, severity, subject, message, HINTS[code]))
 
     def emit_for(self, c: ContainerView, code: str, severity: Severity, text: str) -> None:
         """Report against container `c`, the message prefixed with where it is. The subject and the prefix
         are made here, not by the rule: most containers pass every rule and never need them."""
-        subject = self.target.subject_prefix + self.container_subject(c)
-        self.findings.append(Finding(code, severity, subject, f"{self.container_where(c)}: {text}", hint_for(code)))
+        subject = c.subject
+        if subject is None:
+            subject = self.container_subject(c)
+        where = c.where
+        if where is None:
+            where = self.container_where(c)
+        self.findings.append(
+            Finding(code, severity, self.target.subject_prefix + subject, f"{where}: {text}", HINTS[code])
+        )
 
     def container_subject(self, c: ContainerView) -> str:
         if c.subject is None:
@@ -256,14 +276,23 @@ class PodContext:
         return self.apps
 
 
-def build_context(target: PodTarget, facts: ClusterFacts, apply_defaults: bool, existing: bool) -> PodContext:
-    names = names_for(facts.device_config)
+def build_context(target: PodTarget, facts: ClusterFacts, apply_defaults: bool, existing: bool,
+                  devices_only: bool = False) -> PodContext:
+    """The context of one pod. `devices_only`: views only of the containers whose resources mean something
+    (`kinds`), which are the only ones the pod rules look at; most pods have a sidecar or two that request
+    no device, and a view of each would cost as much as a rule."""
+    # The device config's names, kept in the facts' memo too: one dict lookup, where `names_for` takes three.
+    names: ResourceNames | None = facts.memo.get(_NAMES_MEMO)
+    if names is None:
+        names = facts.memo[_NAMES_MEMO] = names_for(facts.device_config)
     containers: list[ContainerView] = []
     apps: list[ContainerView] = []
     malformed = False
+    empty = True
     pod_kinds = 0
+    pod_spec = target.spec
     for kind in CONTAINER_KINDS:
-        raw_list = target.spec.get(kind)
+        raw_list = pod_spec.get(kind)
         if raw_list is None:
             continue
         if not isinstance(raw_list, list):
@@ -273,10 +302,18 @@ def build_context(target: PodTarget, facts: ClusterFacts, apply_defaults: bool, 
             if type(raw) is not dict and not isinstance(raw, Mapping):  # dict first: skips the ABC check
                 malformed = True
                 continue
-            resources = as_mapping(raw.get("resources"))
-            limits, limit_kinds = _resource_map(resources.get("limits"), names)
-            requests, request_kinds = _resource_map(resources.get("requests"), names)
+            resources = raw.get("resources")
+            if type(resources) is not dict:
+                resources = as_mapping(resources)
+            # Most containers have no requests (and some no limits): skip the call for an absent map.
+            limits = resources.get("limits")
+            limits, limit_kinds = _resource_map(limits, names) if limits else (_NO_RESOURCES, 0)
+            requests = resources.get("requests")
+            requests, request_kinds = _resource_map(requests, names) if requests else (_NO_RESOURCES, 0)
             kinds = limit_kinds | request_kinds
+            empty = False
+            if devices_only and not kinds:
+                continue
             security = raw.get("securityContext")
             name = raw.get("name")
             view = ContainerView(
@@ -292,12 +329,16 @@ def build_context(target: PodTarget, facts: ClusterFacts, apply_defaults: bool, 
             if kind == "containers":
                 apps.append(view)
             pod_kinds |= kinds
+    metadata = target.metadata
+    annotations, labels = metadata.get("annotations"), metadata.get("labels")
     # Positional, in field order: keyword arguments cost measurably on a path every pod takes.
     return PodContext(target, facts, names, apply_defaults, existing, containers,
-                      as_mapping(target.metadata.get("annotations")), as_mapping(target.metadata.get("labels")),
-                      [], [], malformed, apps, pod_kinds)
+                      annotations if type(annotations) is dict else as_mapping(annotations),
+                      labels if type(labels) is dict else as_mapping(labels),
+                      [], [], malformed, apps, pod_kinds, empty)
 
 
+_NAMES_MEMO = "podrules:resource-names"  # `ClusterFacts.memo` key of `names_for(facts.device_config)`
 _NO_RESOURCES: dict[str, Any] = {}  # shared and never written: add_limit copies before it writes
 
 

@@ -78,15 +78,15 @@ def request_to_limit(ctx: PodContext) -> None:
 def vgpu_number(ctx: PodContext) -> None:
     """VGP002: vGPU memory/cores/percentage without a count is invisible or mis-allocated (V§4.3)."""
     n = ctx.names
-    config = ctx.facts.device_config
-    default = config.nvidia.default_gpu_num if config is not None and config.nvidia.default_gpu_num > 0 else 1
-    for c in ctx.app_containers():
+    for c in ctx.apps:
         if not c.kinds & VGPU or c.has(n.vgpu_count):
             continue
         given = [r for r in (n.vgpu_memory, n.vgpu_cores, n.vgpu_percentage) if c.has(r)]
         if not given:
             continue
         if ctx.apply_defaults:
+            config = ctx.facts.device_config
+            default = config.nvidia.default_gpu_num if config is not None and config.nvidia.default_gpu_num > 0 else 1
             ctx.add_limit(c, n.vgpu_count, str(default))
             ctx.emit_for(c, "VGP002", INFO, f"added {n.vgpu_count}: {default}")
         else:
@@ -97,7 +97,7 @@ def vgpu_number(ctx: PodContext) -> None:
 
 def ascend_count(ctx: PodContext) -> None:
     """VGH002: Ascend memory or cores without the count resource."""
-    for c in ctx.app_containers():
+    for c in ctx.apps:
         if not c.kinds & ASCEND:
             continue
         resources = ascend_resources(ctx, c)

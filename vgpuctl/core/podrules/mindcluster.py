@@ -14,7 +14,7 @@ def npu_core_request(ctx: PodContext) -> int | None:
     """The core count Volcano uses: the first app container with a non-zero npu-core (None: none set
     or not a whole number)."""
     seen = False
-    for c in ctx.app_containers():
+    for c in ctx.apps:
         raw = c.get(spec.NPU_CORE)
         if raw is None:
             continue

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from vgpuctl.core import spec
@@ -94,15 +93,20 @@ class WholeNumber:
     unit: str = ""  # the unit suffix as written, if any
 
 
+_whole_numbers: dict[str | int, WholeNumber] = {}  # by value: a plain dict is cheaper to ask than an lru_cache
+
+
 def whole_number(raw: Any) -> WholeNumber:
-    """A resource value read as a whole number; cached, since the same few values recur in every pod."""
-    if type(raw) in (str, int):
-        return _whole_number_cached(raw)
-    return _whole_number(raw)
-
-
-@lru_cache(maxsize=4096)
-def _whole_number_cached(raw: str | int) -> WholeNumber:
+    """A resource value read as a whole number; remembered (for strings and ints, never bools: True == 1),
+    since the same few values recur in every pod. Values come from user input, so the memo is cleared
+    when it grows past a bound."""
+    if type(raw) is str or type(raw) is int:
+        found = _whole_numbers.get(raw)
+        if found is None:
+            if len(_whole_numbers) > _MEMO_LIMIT:
+                _whole_numbers.clear()
+            found = _whole_numbers[raw] = _whole_number(raw)
+        return found
     return _whole_number(raw)
 
 

@@ -38,15 +38,19 @@ class PodTarget:
 
 
 def is_volcano_job(obj: Mapping[str, Any]) -> bool:
+    if obj.get("kind") != "Job":
+        return False
     api = obj.get("apiVersion")
-    return obj.get("kind") == "Job" and isinstance(api, str) and api.startswith(spec.VOLCANO_JOB_API_GROUP + "/")
+    return isinstance(api, str) and api.startswith(spec.VOLCANO_JOB_API_GROUP + "/")
 
 
 def pod_targets(obj: Mapping[str, Any]) -> list[PodTarget] | None:
     """The pod-like parts of `obj`, or None when its kind is not one vgpuctl checks."""
     kind = obj.get("kind")
-    if kind == "Pod":
-        return [PodTarget((), as_mapping(obj.get("metadata")), as_mapping(obj.get("spec")), "", "")]
+    if kind == "Pod":  # most objects: their dicts are taken without a call each
+        metadata, pod_spec = obj.get("metadata"), obj.get("spec")
+        return [PodTarget((), metadata if type(metadata) is dict else as_mapping(metadata),
+                          pod_spec if type(pod_spec) is dict else as_mapping(pod_spec), "", "")]
     if is_volcano_job(obj):
         targets = []
         for i, task in enumerate(as_list(as_mapping(obj.get("spec")).get("tasks"))):

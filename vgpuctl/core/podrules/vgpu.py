@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from vgpuctl.core import spec
@@ -33,15 +33,19 @@ _GPU_UUID = re.compile(r"^GPU-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 
 def check(ctx: PodContext) -> None:
     n = ctx.names
+    gpu_containers = []  # the app containers that request vGPU
     for c in ctx.containers:
-        if c.kinds & VGPU and c.kind != "containers":
+        if not c.kinds & VGPU:
+            continue
+        if c.kind == "containers":
+            gpu_containers.append(c)
+        else:
             found = sorted(r for r in (*c.limits, *c.requests) if r in n.vgpu_all)
             ctx.emit_for(c, "VGP007", ERROR,
                          f"requests {', '.join(dict.fromkeys(found))}; Volcano ignores {c.kind} but the device "
                          "plugin would consume an app container's allocation")
     if ctx.kinds & GPUSHARE:
         _mixing(ctx)
-    gpu_containers = [c for c in ctx.app_containers() if c.kinds & VGPU]
     if not gpu_containers:
         return  # not a vGPU pod: Volcano never compares its vgpu-mode with a node's (V§4.4 step 1)
     mode = _mode(ctx)
@@ -89,8 +93,9 @@ def _mixing(ctx: PodContext) -> None:
 
 def _container(ctx: PodContext, c: ContainerView, mode: str | None) -> None:
     n = ctx.names
+    values = c.effective()  # one mapping for the four names below, rather than a `lookup` call each
     count = None
-    raw = c.lookup(n.vgpu_count)
+    raw = values.get(n.vgpu_count, ABSENT)
     if raw is not ABSENT:
         w = whole_number(raw)
         if w.value is None or w.value < 1:
@@ -104,7 +109,7 @@ def _container(ctx: PodContext, c: ContainerView, mode: str | None) -> None:
                              f"{n.vgpu_count}: {count} exceeds the most GPUs on any vGPU node ({most}); "
                              "one container never gets the same GPU twice, so no node fits")
     cores = None
-    raw = c.lookup(n.vgpu_cores)
+    raw = values.get(n.vgpu_cores, ABSENT)
     if raw is not ABSENT:
         w = whole_number(raw)
         if w.value is None or not 0 <= w.value <= 100:
@@ -112,18 +117,18 @@ def _container(ctx: PodContext, c: ContainerView, mode: str | None) -> None:
             ctx.emit_for(c, "VGP004", ERROR, f"{n.vgpu_cores} {why}")
         else:
             cores = w.value
-    memory = _memory(ctx, c, mode)
-    percentage = _percentage(ctx, c, memory is not None)
+    raw = values.get(n.vgpu_memory, ABSENT)
+    memory = _memory(ctx, c, mode, raw) if raw is not ABSENT else None
+    raw = values.get(n.vgpu_percentage, ABSENT)
+    percentage = _percentage(ctx, c, raw, memory is not None) if raw is not ABSENT else None
     if mode == _MIG:
-        _mig(ctx, c, memory, percentage, cores)
-    _resolution(ctx, c, count, cores, memory, percentage, mode)
+        _mig(ctx, c, values, memory, percentage, cores)
+    _resolution(ctx, c, values, count, cores, memory, percentage, mode)
 
 
-def _memory(ctx: PodContext, c: ContainerView, mode: str | None) -> int | None:
+def _memory(ctx: PodContext, c: ContainerView, mode: str | None, raw: Any) -> int | None:
+    """VGP005 on the container's vgpu-memory `raw`; returns it when it is a usable count."""
     n = ctx.names
-    raw = c.lookup(n.vgpu_memory)
-    if raw is ABSENT:
-        return None
     w = whole_number(raw)
     if w.unit:
         factor = _memory_factor(ctx)
@@ -168,11 +173,9 @@ def _suggest_mib(raw: object, factor: int) -> str:
     return ""
 
 
-def _percentage(ctx: PodContext, c: ContainerView, has_memory: bool) -> int | None:
+def _percentage(ctx: PodContext, c: ContainerView, raw: Any, has_memory: bool) -> int | None:
+    """VGP006 on the container's vgpu-memory-percentage `raw`; returns it when Volcano uses it."""
     n = ctx.names
-    raw = c.lookup(n.vgpu_percentage)
-    if raw is ABSENT:
-        return None
     w = whole_number(raw)
     if w.value is None or not 1 <= w.value <= 100:
         why = w.problem or f"{w.value} is outside 1..100"
@@ -198,10 +201,10 @@ def _percentage(ctx: PodContext, c: ContainerView, has_memory: bool) -> int | No
     return w.value
 
 
-def _mig(ctx: PodContext, c: ContainerView, memory: int | None, percentage: int | None,
+def _mig(ctx: PodContext, c: ContainerView, values: Mapping[str, Any], memory: int | None, percentage: int | None,
          cores: int | None) -> None:
     n = ctx.names
-    if not c.has(n.vgpu_memory) and percentage is None:
+    if n.vgpu_memory not in values and percentage is None:
         ctx.emit_for(c, "VGP009", ERROR,
                      f"vgpu-mode mig without {n.vgpu_memory} asks for a whole GPU's registered memory, "
                      "which no MIG instance has (full-card trap)")
@@ -224,7 +227,7 @@ def _mig(ctx: PodContext, c: ContainerView, memory: int | None, percentage: int 
                      "instance's compute is fixed by its profile")
 
 
-def _resolution(ctx: PodContext, c: ContainerView, count: int | None, cores: int | None,
+def _resolution(ctx: PodContext, c: ContainerView, values: Mapping[str, Any], count: int | None, cores: int | None,
                 memory: int | None, percentage: int | None, mode: str | None) -> None:
     """VGP017: say what the request resolves to when it is not obvious."""
     if cores == 100:
@@ -236,7 +239,7 @@ def _resolution(ctx: PodContext, c: ContainerView, count: int | None, cores: int
         slices = _mig_slices(ctx, request)
         if slices:
             ctx.emit_for(c, "VGP017", INFO, f"MIG request of {request} MiB per GPU gets " + "; ".join(slices))
-    elif mode is None and not c.has(ctx.names.vgpu_memory) and not c.has(ctx.names.vgpu_percentage):
+    elif mode is None and ctx.names.vgpu_memory not in values and ctx.names.vgpu_percentage not in values:
         several = (count or 0) > 1
         ctx.emit_for(c, "VGP017", INFO,
                      f"no {ctx.names.vgpu_memory}: {_gpus(count)} {'are' if several else 'is'} booked with all "

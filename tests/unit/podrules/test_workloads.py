@@ -50,6 +50,23 @@ def test_vgw001_label_only_on_the_job() -> None:
     assert f.subject == "metadata.labels[vnpu-level]" and 'task "infer"' in f.message
 
 
+def test_vgw001_judges_the_labels_the_mutating_defaults_leave() -> None:
+    """The default adds `vnpu-level: low` to the task: the Job's own `vnpu-level: low` then reaches the pods
+    (found by the idempotent-patch property: the warning vanished once the patch was applied)."""
+    job_labels = {**RING_310P, "vnpu-level": "low", "vnpu-dvpp": "null"}
+    j = with_job_labels(vcjob(("infer", pod(container(limits={NPU_CORE: 2}), labels=RING_310P))), job_labels)
+    assert find(review(j), "VGW001") == []
+    patched = jsonpatch.apply_patch(j, list(review(j).patch))
+    assert find(review(patched), "VGW001") == []
+    # Without the defaults (the validating view) the task really lacks them.
+    assert {f.subject for f in find(review(j, apply_defaults=False), "VGW001")} == {
+        "metadata.labels[vnpu-level]", "metadata.labels[vnpu-dvpp]"}
+    # A default of another value does not make the Job's value reach the pods.
+    j = with_job_labels(vcjob(("infer", pod(container(limits={NPU_CORE: 2}), labels=RING_310P))),
+                        {"vnpu-level": "high"})
+    assert [f.subject for f in find(review(j), "VGW001")] == ["metadata.labels[vnpu-level]"]
+
+
 def test_vgw001_silent_when_the_task_template_carries_it_too() -> None:
     j = vcjob(("worker", pod(container(limits=VGPU), annotations=MODE)), annotations=MODE)
     assert review(j).findings == ()

@@ -74,6 +74,7 @@ def review(
     mutate = apply_defaults and not existing
     findings: list[Finding] = []
     additions = []
+    task_labels: list[Mapping[str, Any]] = []  # each target's labels once the defaults are in (for VGW001)
     # Targets carry their Volcano Job: the object is read again only when there are none.
     job = targets[0].volcano_job is not None if targets else is_volcano_job(obj)
     if job and not targets:
@@ -108,8 +109,9 @@ def review(
             findings.extend(ctx.findings)
         if ctx.additions:
             additions.extend(ctx.additions)
+        task_labels.append(ctx.labels)
     if job:
-        findings.extend(workloads.job_metadata(obj, targets))
+        findings.extend(workloads.job_metadata(obj, targets, task_labels))
     if not findings and not additions:
         return CLEAN
     allowed = True

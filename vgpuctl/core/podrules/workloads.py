@@ -13,8 +13,11 @@ from vgpuctl.core.podrules.targets import PodTarget, as_mapping
 _ABSENT = object()
 
 
-def job_metadata(job: Mapping[str, Any], targets: list[PodTarget]) -> list[Finding]:
-    """VGW001: the Volcano job controller copies neither annotations nor labels to the pods."""
+def job_metadata(job: Mapping[str, Any], targets: list[PodTarget], labels: list[Mapping[str, Any]]) -> list[Finding]:
+    """VGW001: the Volcano job controller copies neither annotations nor labels to the pods.
+
+    `labels`: each target's labels as the mutating defaults leave them (a default can add the very label
+    the Job carries), one per target."""
     metadata = as_mapping(job.get("metadata"))
     findings = []
     for field, keys in (("annotations", spec.DEVICE_POD_ANNOTATIONS), ("labels", spec.DEVICE_POD_LABELS)):
@@ -23,7 +26,8 @@ def job_metadata(job: Mapping[str, Any], targets: list[PodTarget]) -> list[Findi
             if key not in own:
                 continue
             # A task that lacks the key, or sets it differently, runs without the Job's value.
-            missing = [t for t in targets if as_mapping(t.metadata.get(field)).get(key, _ABSENT) != own[key]]
+            written = labels if field == "labels" else [as_mapping(t.metadata.get(field)) for t in targets]
+            missing = [t for t, meta in zip(targets, written, strict=True) if meta.get(key, _ABSENT) != own[key]]
             if not missing:
                 continue
             tasks = ", ".join(t.where.strip() for t in missing)

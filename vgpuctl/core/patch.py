@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from vgpuctl.core.memo import store
+
 Pointer = tuple[str | int, ...]
 PatchOp = dict[str, Any]
 
@@ -27,10 +29,7 @@ class _TokenTexts(dict[str | int, str]):
     token: `True` would find the text of `1`.)"""
 
     def __missing__(self, token: str | int) -> str:
-        if len(self) > 4096:
-            self.clear()
-        text = self[token] = escape_token(token)
-        return text
+        return store(self, token, escape_token(token))
 
 
 _token_text = _TokenTexts().__getitem__

@@ -18,6 +18,7 @@ from vgpuctl.core.catalogue import HINTS
 from vgpuctl.core.deviceconfig import DeviceConfig, VnpuConfig
 from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.findings import Finding, Severity
+from vgpuctl.core.memo import store
 from vgpuctl.core.patch import Pointer
 from vgpuctl.core.podrules.targets import PodTarget, as_list, as_mapping
 from vgpuctl.core.quantity import Quantity, QuantityError, parse_quantity
@@ -38,7 +39,6 @@ VOLCANO = 16  # volcano.sh/*, whether vgpuctl knows the resource or not
 SCHEDULED = 32  # a device only a Volcano scheduler allocates (VGP015)
 DEVICE = VGPU | GPUSHARE | ASCEND | NPU_CORE  # a device resource some rule is about
 _VOLCANO_PREFIX = "volcano.sh/"
-_MEMO_LIMIT = 4096  # names come from user input: a memo is cleared when it grows past this
 ABSENT: Any = object()  # `ContainerView.lookup`: the container names no such resource
 
 
@@ -108,12 +108,7 @@ class ResourceNames:
     def kinds(self, resource: str) -> int:
         """What `resource` means (the bit flags above), remembered per name."""
         kinds = self.known_kinds.get(resource)
-        if kinds is None:
-            kinds = self._kinds(resource)
-            if len(self.known_kinds) > _MEMO_LIMIT:
-                self.known_kinds.clear()
-            self.known_kinds[resource] = kinds
-        return kinds
+        return store(self.known_kinds, resource, self._kinds(resource)) if kinds is None else kinds
 
     def kinds_of(self, resources: Iterable[str]) -> int:
         """The union of `kinds` over `resources`."""

@@ -7,6 +7,7 @@ from typing import Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.deviceconfig import VnpuConfig
+from vgpuctl.core.memo import MISSING, store
 from vgpuctl.core.podrules.context import ASCEND, ContainerView, PodContext, quantity, show
 
 
@@ -19,8 +20,6 @@ class AscendResource:
     declared: bool  # False: a device config is known and no `vnpus` entry declares it (VGH008)
 
 
-_UNKNOWN = object()
-_MEMO_LIMIT = 4096  # names come from user input: the memo is cleared when it grows past this
 
 
 def ascend_resource(ctx: PodContext, name: str) -> AscendResource | None:
@@ -30,12 +29,9 @@ def ascend_resource(ctx: PodContext, name: str) -> AscendResource | None:
     the same few names recur in every Ascend pod. The value is shared, so it stays frozen."""
     memo = ctx.names.memo
     key = ("ascend", name)
-    found = memo.get(key, _UNKNOWN)
-    if found is _UNKNOWN:
-        found = _ascend_resource(ctx.names.vnpus, name)
-        if len(memo) > _MEMO_LIMIT:
-            memo.clear()
-        memo[key] = found
+    found = memo.get(key, MISSING)
+    if found is MISSING:
+        found = store(memo, key, _ascend_resource(ctx.names.vnpus, name))
     resource: AscendResource | None = found
     return resource
 
@@ -102,11 +98,7 @@ def whole_number(raw: Any) -> WholeNumber:
     when it grows past a bound."""
     if type(raw) is str or type(raw) is int:
         found = _whole_numbers.get(raw)
-        if found is None:
-            if len(_whole_numbers) > _MEMO_LIMIT:
-                _whole_numbers.clear()
-            found = _whole_numbers[raw] = _whole_number(raw)
-        return found
+        return store(_whole_numbers, raw, _whole_number(raw)) if found is None else found
     return _whole_number(raw)
 
 

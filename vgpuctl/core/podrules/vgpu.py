@@ -10,6 +10,7 @@ from vgpuctl.core import spec
 from vgpuctl.core.deviceconfig import mig_fit_in_geometry, mig_request_mib
 from vgpuctl.core.facts import GpuDevice
 from vgpuctl.core.findings import Severity
+from vgpuctl.core.memo import MISSING, store
 from vgpuctl.core.podrules.context import (
     ABSENT,
     ASCEND,
@@ -299,21 +300,13 @@ def _memoised(ctx: PodContext, what: str, compute: Callable[[], Any]) -> Any:
     return _memo(ctx, (what, *(str(ctx.annotations.get(k, "\0")) for k in _FILTER_ANNOTATIONS)), compute)
 
 
-_MISSING = object()
-
-
 def _memo(ctx: PodContext, key: Any, compute: Callable[[], Any]) -> Any:
     """`compute()`, remembered in the facts' memo under `key`. Keys come from user annotations and request
     sizes, so the memo is bounded (cleared when full); it is read once per call, because the webhook
     shares one facts value between request threads and another may clear it meanwhile."""
     memo = ctx.facts.memo
-    value = memo.get(key, _MISSING)
-    if value is _MISSING:
-        value = compute()
-        if len(memo) > 4096:
-            memo.clear()
-        memo[key] = value
-    return value
+    value = memo.get(key, MISSING)
+    return store(memo, key, compute()) if value is MISSING else value
 
 
 _FILTER_ANNOTATIONS = (spec.ANN_USE_GPUTYPE, spec.ANN_NOUSE_GPUTYPE, spec.ANN_USE_GPUUUID, spec.ANN_NOUSE_GPUUUID)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from tests.webhook.conftest import DEVICE_CONFIG, GOLDEN, load_json
 from vgpuctl.webhook.app import create_app
+from vgpuctl.webhook.review import InvalidReviewError, _parse_checked, _parse_well_formed
 from vgpuctl.webhook.settings import Settings
 
 LIMIT = 64 * 1024
@@ -102,6 +103,24 @@ FUZZ = settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow, H
 @given(body=mutated_reviews(), endpoint=st.sampled_from(["mutate", "validate"]))
 def test_mutated_reviews(fuzz_client: FlaskClient, body: Any, endpoint: str) -> None:
     _check(fuzz_client, endpoint, json.dumps(body).encode())
+
+
+@FUZZ
+@given(body=mutated_reviews() | json_values)
+def test_fast_parse_agrees_with_the_checked_parse(body: Any) -> None:
+    """The per-review fast path answers only bodies the checked parse accepts, and with the same request."""
+    fast = _parse_well_formed(body)
+    try:
+        checked = _parse_checked(body)
+    except InvalidReviewError:
+        assert fast is None
+        return
+    assert fast is None or fast == checked
+
+
+def test_fast_parse_takes_the_api_servers_shape() -> None:
+    for seed in SEEDS:
+        assert _parse_well_formed(seed) == _parse_checked(seed)
 
 
 @FUZZ

@@ -175,7 +175,17 @@ class WebhookState:
 
 
 def _json(body: Any, status: int = 200) -> Response:
-    return Response(orjson.dumps(body), status=status, mimetype=JSON)
+    return Response(orjson.dumps(body), status=status, content_type=JSON)  # no charset to add for JSON
+
+
+def _content_length(environ: dict[str, Any]) -> int | None:
+    """The body's declared length; None for a chunked body. Plain digits (what every client sends) are
+    read directly; anything else goes to werkzeug's own parser (`request.content_length` would build the
+    whole header view first)."""
+    text = environ.get("CONTENT_LENGTH")
+    if text and text.isdigit() and text.isascii() and "HTTP_TRANSFER_ENCODING" not in environ:
+        return int(text)
+    return get_content_length(text, environ.get("HTTP_TRANSFER_ENCODING"))
 
 
 def _error(status: int, message: str) -> Response:
@@ -200,8 +210,7 @@ def create_app(settings: Settings) -> Flask:
         if environ.get("CONTENT_TYPE") != JSON and request.mimetype != JSON:
             metrics.rejected.labels(endpoint, "415").inc()
             return _error(415, f"Content-Type must be {JSON}, got {request.mimetype or 'none'!r}"[:300])
-        # werkzeug's own parser, fed from the environ: `request.content_length` builds the header view first
-        length = get_content_length(environ.get("CONTENT_LENGTH"), environ.get("HTTP_TRANSFER_ENCODING"))
+        length = _content_length(environ)
         if length is not None and length > settings.max_body_bytes:
             metrics.rejected.labels(endpoint, "413").inc()
             _discard_body(environ, length, settings.max_body_bytes * DRAIN_FACTOR)
@@ -345,12 +354,11 @@ def _read_body(environ: dict[str, Any], length: int | None, limit: int) -> bytes
 def _log_review(endpoint: str, req: AdmissionRequest, decision: Decision, result: str, elapsed: float) -> None:
     if not review_log.isEnabledFor(logging.INFO):
         return
-    kind = f"{req.group}/{req.version}/{req.kind}" if req.group else f"{req.version}/{req.kind}"
-    line = {
+    line = orjson.dumps({
         "msg": "admission review",
         "endpoint": endpoint,
         "uid": req.uid,
-        "kind": kind,
+        "kind": f"{req.group}/{req.version}/{req.kind}" if req.group else f"{req.version}/{req.kind}",
         "namespace": req.namespace,
         "name": req.name or _generate_name(req),
         "operation": req.operation,
@@ -360,14 +368,14 @@ def _log_review(endpoint: str, req: AdmissionRequest, decision: Decision, result
         "codes": decision.codes,
         "patchOps": len(decision.patch) if endpoint == "mutate" else 0,
         "durationMs": round(elapsed * 1000, 3),
-    }
+    }, option=orjson.OPT_APPEND_NEWLINE)
     if _review_lines is not None:
         try:
-            _review_lines.write(orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE))
+            _review_lines.write(line)
             return
         except OSError:  # stderr gone or full: fall back to logging, which reports its own failures
             pass
-    review_log.info(orjson.dumps(line).decode())
+    review_log.info(line[:-1].decode())
 
 
 def _generate_name(req: AdmissionRequest) -> str:

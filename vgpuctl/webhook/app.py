@@ -367,7 +367,7 @@ def _log_review(endpoint: str, req: AdmissionRequest, decision: Decision, result
         "result": result,
         "codes": decision.codes,
         "patchOps": len(decision.patch) if endpoint == "mutate" else 0,
-        "durationMs": round(elapsed * 1000, 3),
+        "durationMs": int(elapsed * 1e6 + 0.5) / 1000,  # to the µs, as round(…, 3) but without its dtoa
     }, option=orjson.OPT_APPEND_NEWLINE)
     if _review_lines is not None:
         try:

@@ -285,7 +285,7 @@ def mutate_decision(result: Review) -> Decision:
 
 
 def _codes(findings: Sequence[Finding]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(f.code for f in findings))
+    return tuple(dict.fromkeys([f.code for f in findings]))
 
 
 def denial_message(errors: Sequence[Finding]) -> str:

@@ -139,8 +139,9 @@ def webhook_tls(state: ClusterState, lay: WebhookLayout, now: datetime) -> Webho
     if current is not None:
         texts = [_pem(current, k) for k in (CA_KEY, CERT_KEY, KEY_KEY)]
         missing = [k for k, text in zip((CA_KEY, CERT_KEY, KEY_KEY), texts, strict=True) if text is None]
+        ca_text, crt_text, key_text = (str(t) for t in texts)
         problem = f"it has no usable {', '.join(missing)}" if missing else certs.pair_problem(
-            *(str(t) for t in texts), names, now, renew_before=RENEW_BEFORE, skew=CLOCK_SKEW)
+            ca_text, crt_text, key_text, names, now, renew_before=RENEW_BEFORE, skew=CLOCK_SKEW)
         if problem is None:
             ca, crt, key = (str(_pem(current, k)) for k in (CA_KEY, CERT_KEY, KEY_KEY))
             from cryptography import x509

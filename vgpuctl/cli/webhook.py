@@ -128,7 +128,7 @@ def _cluster_watch_factory(kubeconfig: str | None, context: str | None) -> Calla
     from vgpuctl.kube.config import load_api_client
     from vgpuctl.kube.watch import ClusterWatch
 
-    load_api_client(kubeconfig, context).close()
+    load_api_client(kubeconfig, context).close()  # type: ignore[no-untyped-call]  # kubernetes is untyped
 
     def start_watch(sink: Any) -> ClusterWatch:
         return ClusterWatch(lambda: load_api_client(kubeconfig, context), sink)

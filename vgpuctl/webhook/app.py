@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -54,6 +55,8 @@ log = logging.getLogger("vgpuctl.webhook")
 review_log = logging.getLogger("vgpuctl.webhook.review")
 
 JSON = "application/json"
+_INFO = logging.INFO
+_NEWLINE = orjson.OPT_APPEND_NEWLINE
 _review_lines: LineBatcher | None = None  # set by `webhook serve`: review lines are batched onto a descriptor
 
 
@@ -352,7 +355,7 @@ def _read_body(environ: dict[str, Any], length: int | None, limit: int) -> bytes
 
 
 def _log_review(endpoint: str, req: AdmissionRequest, decision: Decision, result: str, elapsed: float) -> None:
-    if not review_log.isEnabledFor(logging.INFO):
+    if not review_log.isEnabledFor(_INFO):
         return
     line = orjson.dumps({
         "msg": "admission review",
@@ -360,7 +363,7 @@ def _log_review(endpoint: str, req: AdmissionRequest, decision: Decision, result
         "uid": req.uid,
         "kind": f"{req.group}/{req.version}/{req.kind}" if req.group else f"{req.version}/{req.kind}",
         "namespace": req.namespace,
-        "name": req.name or _generate_name(req),
+        "name": req.name or _generate_name(req.obj),
         "operation": req.operation,
         "dryRun": req.dry_run,
         "allowed": decision.allowed,
@@ -368,7 +371,7 @@ def _log_review(endpoint: str, req: AdmissionRequest, decision: Decision, result
         "codes": decision.codes,
         "patchOps": len(decision.patch) if endpoint == "mutate" else 0,
         "durationMs": int(elapsed * 1e6 + 0.5) / 1000,  # to the µs, as round(…, 3) but without its dtoa
-    }, option=orjson.OPT_APPEND_NEWLINE)
+    }, option=_NEWLINE)
     if _review_lines is not None:
         try:
             _review_lines.write(line)
@@ -378,9 +381,9 @@ def _log_review(endpoint: str, req: AdmissionRequest, decision: Decision, result
     review_log.info(line[:-1].decode())
 
 
-def _generate_name(req: AdmissionRequest) -> str:
+def _generate_name(obj: Mapping[str, Any] | None) -> str:
     """Pods from controllers have no name at CREATE yet, only `generateName`."""
-    meta = req.obj.get("metadata") if req.obj else None
+    meta = obj.get("metadata") if obj else None
     if isinstance(meta, dict):
         name = meta.get("name") or meta.get("generateName")
         if isinstance(name, str):

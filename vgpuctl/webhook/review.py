@@ -254,7 +254,10 @@ def _clip(text: str, limit: int) -> str:
 
 
 def warning_text(finding: Finding) -> str:
-    return _clip(_printable(f"[{finding.code}] {finding.message}"), MAX_WARNING_CHARS)
+    text = f"[{finding.code}] {finding.message}"
+    if not text.isprintable():
+        text = _printable(text)
+    return text if len(text) <= MAX_WARNING_CHARS else _clip(text, MAX_WARNING_CHARS)
 
 
 def _warnings(findings: Sequence[Finding]) -> tuple[str, ...]:
@@ -285,6 +288,8 @@ def mutate_decision(result: Review) -> Decision:
 
 
 def _codes(findings: Sequence[Finding]) -> tuple[str, ...]:
+    if len(findings) == 1:
+        return (findings[0].code,)
     return tuple(dict.fromkeys([f.code for f in findings]))
 
 
@@ -303,17 +308,24 @@ def denial_message(errors: Sequence[Finding]) -> str:
 def validate_decision(result: Review, before: Review | None = None) -> Decision:
     """Deny on error findings. With `before` (the old object of an UPDATE), only errors the update
     introduces deny: an object admitted before the webhook existed can still be scaled or edited."""
-    if not result.findings:
+    findings = result.findings
+    if not findings:
         return ALLOW
-    errors = [f for f in result.findings if f.severity is _ERROR]
-    kept: list[Finding] = []  # errors the old object already had: reported as warnings, not denied
+    errors: list[Finding] = []
+    shown: list[Finding] = []  # warnings
+    for f in findings:  # one pass: most reviews have a finding or two
+        if f.severity is _ERROR:
+            errors.append(f)
+        elif f.severity is _WARNING:
+            shown.append(f)
     if before is not None and errors:
         old = {(f.code, f.subject) for f in before.findings if f.severity is _ERROR}
-        kept = [f for f in errors if (f.code, f.subject) in old]
+        kept = [f for f in errors if (f.code, f.subject) in old]  # the old object had them: warned, not denied
         errors = [f for f in errors if (f.code, f.subject) not in old]
-    warnings = _warnings([*kept, *(f for f in result.findings if f.severity is _WARNING)])
+        shown = kept + shown
+    warnings = _warnings(shown)
     if not errors:
-        return Decision(True, warnings, codes=_codes(result.findings))
+        return Decision(True, warnings, codes=_codes(findings))
     only_unreadable = all(f.code == "VGL001" for f in errors)
     return Decision(False, warnings, status_code=400 if only_unreadable else 403, message=denial_message(errors),
                     codes=_codes(errors))

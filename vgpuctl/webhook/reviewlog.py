@@ -6,7 +6,9 @@ serving worker more CPU than the review itself (~20 µs a line under gunicorn, m
 are collected and written together:
 - a batch is written when the next line would take it over `max_bytes` (default PIPE_BUF, 4096: a write
   of at most that many bytes to a pipe is atomic, so a batch never interleaves with another writer's line
-  on the same stderr), and at the latest `interval` seconds (default 0.1) after its first line;
+  on the same stderr), and at the latest `interval` seconds (default 0.1) after its first line: a thread
+  looks every `interval` (a tick, rather than a wake-up per batch, which cost the request path more than
+  the ticks of an idle webhook cost anyone);
 - every batch holds whole lines only; a line longer than `max_bytes` is written on its own;
 - `flush()` writes what is pending: called before any other log record of the process is written (so
   lines stay in order), when the worker exits, and at interpreter exit.
@@ -33,7 +35,6 @@ class LineBatcher:
         self._lines: list[bytes] = []
         self._size = 0
         self._started = False  # whether this process's flusher thread runs (a forked worker starts its own)
-        self._wake = threading.Event()
         os.register_at_fork(after_in_child=self._forget)
 
     def _forget(self) -> None:
@@ -46,17 +47,21 @@ class LineBatcher:
     def write(self, line: bytes) -> None:
         """Queue one complete line (ending in a newline). Raises OSError when a due batch cannot be written."""
         with self._lock:
+            lines = self._lines
+            size = self._size + len(line)
+            if lines and size <= self.max_bytes:  # the usual case: the line joins the batch under way
+                lines.append(line)
+                self._size = size
+                return
             if not self._started:
                 self._start()
-            if self._size + len(line) > self.max_bytes:
+            if lines:  # the batch is full
                 self._write_pending()
-                if len(line) > self.max_bytes:
-                    _write_all(self.fd, line)
-                    return
-            if not self._lines:
-                self._wake.set()  # the flusher times the batch from its first line
-            self._lines.append(line)
-            self._size += len(line)
+            if len(line) > self.max_bytes:
+                _write_all(self.fd, line)
+                return
+            lines.append(line)
+            self._size = len(line)
 
     def flush(self) -> None:
         with self._lock:
@@ -71,16 +76,14 @@ class LineBatcher:
 
     def _start(self) -> None:
         self._started = True
-        self._wake = threading.Event()
         atexit.register(self.flush_quietly)
-        threading.Thread(target=self._run, args=(self._wake,), name="review-log", daemon=True).start()
+        threading.Thread(target=self._run, name="review-log", daemon=True).start()
 
-    def _run(self, wake: threading.Event) -> None:
+    def _run(self) -> None:
         while True:
-            wake.wait()
-            wake.clear()
             time.sleep(self.interval)
-            self.flush_quietly()
+            if self._lines:  # read without the lock: a line missed now is seen at the next tick
+                self.flush_quietly()
 
     def flush_quietly(self) -> None:
         with contextlib.suppress(OSError):  # stderr gone: nothing left to report it on
@@ -88,7 +91,10 @@ class LineBatcher:
 
 
 def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
+    written = os.write(fd, data)
+    if written == len(data):  # always, but for a full disk or a signal mid-write
+        return
+    view = memoryview(data)[written:]
     while view:
         written = os.write(fd, view)
         view = view[written:]

@@ -97,6 +97,7 @@ class StatefulCluster:
         self.events: list[tuple[str, str]] = []  # 2xx writes and ("READY", path) rollout completions, in order
         self.ready_after: int | None = 1  # GETs of a Deployment until its rollout completes; None: never
         self.polls: dict[Key, int] = {}
+        self.poll_faults: list[int] = []  # statuses for the next GETs of a Deployment this run has written
         server.expect_request(re.compile(".*")).respond_with_handler(self._dispatch)
 
     # --- state ------------------------------------------------------------------------------------
@@ -191,6 +192,11 @@ class StatefulCluster:
         """The n-th write request from now (1-based) answers `status` and changes nothing."""
         self.faults[self.attempts + n] = status
 
+    def fail_polls(self, *statuses: int) -> None:
+        """The next GETs of a Deployment after it was written (the install's rollout polls) answer these
+        statuses, one each, and change nothing; reads before the write are not affected."""
+        self.poll_faults = list(statuses)
+
     def before_write(self, hook: Hook) -> None:
         self.hooks.append(hook)
 
@@ -219,6 +225,10 @@ class StatefulCluster:
             if obj is None:
                 return _status(404, "NotFound", f'{resource} "{name}" not found')
             if resource == "deployments":
+                if self.poll_faults and any(path == request.path for _, path in self.events):
+                    code = self.poll_faults.pop(0)
+                    return _status(code, "InternalError" if code >= 500 else "Forbidden",
+                                   f"injected failure of a poll of {name}")
                 self._observe((gv, resource, namespace, name))
             return _json(self.objects[(gv, resource, namespace, name)])
         self.attempts += 1

@@ -119,6 +119,29 @@ def test_webhook_configurations_are_written_only_after_the_deployment_is_ready(k
     assert "√ The vgpuctl webhook, if installed, has ready replicas" in result.stdout  # doctor's webhook check
 
 
+def test_the_rollout_wait_polls_on_through_api_server_errors(kube: StatefulCluster, kubeconfig: str) -> None:
+    """A 5xx while polling the rollout says nothing about the pods: the wait goes on and the install ends
+    normally, configurations last."""
+    kube.fail_polls(503, 500)
+    result = install(kubeconfig)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert kube.poll_faults == []  # both failed polls happened
+    events = kube.events
+    assert events.index(("READY", DEPLOYMENT)) < events.index(("PATCH", MUTATING))
+    assert obj(kube, ADMISSION, "ValidatingWebhookConfiguration", None, "vgpuctl-webhook")
+
+
+def test_a_refused_rollout_poll_stops_the_install_before_the_configurations(kube: StatefulCluster,
+                                                                            kubeconfig: str) -> None:
+    kube.fail_polls(403)
+    failed = install(kubeconfig)
+    assert failed.exit_code == 3, failed.stdout + failed.stderr
+    assert "× stopped at wait Deployment vgpuctl-system/vgpuctl-webhook: " in failed.stdout
+    assert "injected failure of a poll of vgpuctl-webhook" in failed.stdout
+    assert kube.get(ADMISSION, "MutatingWebhookConfiguration", None, "vgpuctl-webhook") is None
+    assert kube.get(ADMISSION, "ValidatingWebhookConfiguration", None, "vgpuctl-webhook") is None
+
+
 def test_second_install_writes_nothing_and_keeps_the_certificates(kube: StatefulCluster, kubeconfig: str) -> None:
     assert install(kubeconfig).exit_code == 0
     before, writes = kube.snapshot(), len(kube.writes)

@@ -55,7 +55,7 @@ log = logging.getLogger("vgpuctl.webhook")
 review_log = logging.getLogger("vgpuctl.webhook.review")
 
 JSON = "application/json"
-_INFO = logging.INFO
+_LOG_INFO = logging.INFO
 _NEWLINE = orjson.OPT_APPEND_NEWLINE
 _review_lines: LineBatcher | None = None  # set by `webhook serve`: review lines are batched onto a descriptor
 
@@ -355,7 +355,7 @@ def _read_body(environ: dict[str, Any], length: int | None, limit: int) -> bytes
 
 
 def _log_review(endpoint: str, req: AdmissionRequest, decision: Decision, result: str, elapsed: float) -> None:
-    if not review_log.isEnabledFor(_INFO):
+    if not review_log.isEnabledFor(_LOG_INFO):
         return
     line = orjson.dumps({
         "msg": "admission review",

@@ -274,15 +274,11 @@ def _warnings(findings: Sequence[Finding]) -> tuple[str, ...]:
     return tuple(texts)
 
 
-def _applied_default(finding: Finding) -> bool:
-    """An `info` finding of a rule that is otherwise an error says a mutating default repaired it."""
-    return finding.severity is _INFO and finding.code in _DEFAULTED
-
-
 def mutate_decision(result: Review) -> Decision:
     findings = result.findings
     if not findings:
         return Decision(True, patch=result.patch) if result.patch else ALLOW
+    # warnings, and the defaults it applied: an `info` finding of a rule that is otherwise an error or warning
     shown = [f for f in findings if f.severity is _WARNING or (f.severity is _INFO and f.code in _DEFAULTED)]
     return Decision(True, _warnings(shown), result.patch, codes=_codes(findings))
 

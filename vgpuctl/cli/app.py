@@ -13,6 +13,7 @@ from typer.core import TyperGroup
 from vgpuctl import __version__
 from vgpuctl.cli.env import set_debug
 
+HELP_OPTIONS = ["-h", "--help"]
 # Command name → the module under vgpuctl.cli that defines it (its `register(app)` adds it), in help order.
 COMMANDS = {
     "doctor": "doctor",
@@ -39,8 +40,38 @@ class _LazyCommands(TyperGroup):
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             holder = typer.Typer(rich_markup_mode="rich")
             importlib.import_module(f"vgpuctl.cli.{COMMANDS[cmd_name]}").register(holder)
-            self.commands.update(typer.main.get_group(holder).commands)
+            loaded = typer.main.get_group(holder).commands
+            for command in loaded.values():
+                _plain_metavars(command)
+            self.commands.update(loaded)
         return self.commands.get(cmd_name)
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        params: list[Any] = super().get_params(ctx)
+        _plain_metavars_of(params)
+        return params
+
+
+def _plain_metavars(command: Any) -> None:
+    """Help shows what an option takes the way kubectl does: nothing after a flag, `a|b|c` for a choice.
+    (typer 0.29 would print `<bool>` after every flag and `<list[a|b|c]>` for a repeatable choice.) The
+    command's help option is made here, as its first help or parse would make it (and keep it)."""
+    help_option = command.get_help_option(command.context_class(command, help_option_names=HELP_OPTIONS))
+    _plain_metavars_of([*getattr(command, "params", ()), *([help_option] if help_option else [])])
+    for sub in (getattr(command, "commands", None) or {}).values():
+        _plain_metavars(sub)
+
+
+def _plain_metavars_of(params: Any) -> None:
+    for param in params:
+        if param.metavar is not None or param.param_type_name != "option":
+            continue
+        if param.is_flag:
+            param.metavar = ""
+        elif param.type_descriptor.is_choice:
+            param.metavar = param.display_type(None).removeprefix("<").removesuffix(">")
+            if param.metavar.startswith("list[") and param.metavar.endswith("]"):
+                param.metavar = param.metavar[5:-1]
 
 app = typer.Typer(
     name="vgpuctl",
@@ -50,7 +81,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings={"help_option_names": HELP_OPTIONS},
     cls=_LazyCommands,
 )
 

@@ -33,7 +33,7 @@ def nodes_command(
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
     family: list[Family] = typer.Option([], "--family", help="Only nodes with this device family (repeatable)."),
-    selector: str | None = typer.Option(None, "-l", "--selector",
+    selector: str | None = typer.Option(None, "-l", "--selector", metavar="SELECTOR",
                                         help="Label selector, e.g. gpu=on,zone!=b or 'zone in (a,b)'."),
     volcano_version: str | None = typer.Option(None, "--volcano-version", metavar="V",
                                                help="Volcano version (decides the register format rules)."),

@@ -32,7 +32,8 @@ Exit code: 0 the pod fits some node (or is bound), 1 it fits none, 2 usage error
 @guarded
 def why_command(
     pod: str | None = typer.Argument(None, metavar="[POD]", help="Pod name (or NAMESPACE/NAME)."),
-    namespace: str | None = typer.Option(None, "-n", "--namespace", help="Namespace of POD (default: default)."),
+    namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE",
+                                         help="Namespace of POD (default: default)."),
     file: str | None = typer.Option(None, "-f", "--filename", metavar="FILE",
                                     help="What-if: a pod (or workload) manifest not yet created; - for stdin."),
     snapshot: str | None = typer.Option(None, "--snapshot", metavar="FILE",

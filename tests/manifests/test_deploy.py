@@ -193,8 +193,15 @@ def test_webhook_configurations() -> None:
     assert labels.get("vgpuctl.io/webhook") == "ignore"
 
 
-def test_cert_manager_overlay() -> None:
-    tree = DEPLOY / "overlays" / "cert-manager"
+CERT_MANAGER = "cert-manager.io/inject-ca-from"
+
+
+@pytest.mark.parametrize(("overlay", "under"), [("cert-manager", BASE),
+                                                ("cluster-aware-cert-manager", DEPLOY / "overlays" / "cluster-aware")])
+def test_cert_manager_overlays(overlay: str, under: Path) -> None:
+    """Certificates from cert-manager, over the base or over the cluster-aware overlay: the issuers and
+    certificates added, the caBundle injected into both configurations, nothing else changed."""
+    tree = DEPLOY / "overlays" / overlay
     certificates = {c["metadata"]["name"]: c for c in by_kind(tree, "Certificate")}
     issuers = {i["metadata"]["name"]: i for i in by_kind(tree, "Issuer")}
     serving = certificates["vgpuctl-webhook"]
@@ -209,13 +216,18 @@ def test_cert_manager_overlay() -> None:
     assert "selfSigned" in issuers[certificates["vgpuctl-webhook-ca"]["spec"]["issuerRef"]["name"]]["spec"]
     inject = f"{serving['metadata']['namespace']}/{serving['metadata']['name']}"
     for kind in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"):
-        assert one(tree, kind)["metadata"]["annotations"] == {"cert-manager.io/inject-ca-from": inject}
+        assert one(tree, kind)["metadata"]["annotations"] == {CERT_MANAGER: inject}
     for obj in by_kind(tree, "Certificate") + by_kind(tree, "Issuer"):
         assert obj["apiVersion"] == "cert-manager.io/v1"
         assert set(obj["spec"]) <= {"isCA", "commonName", "secretName", "duration", "renewBefore", "dnsNames",
                                     "usages", "privateKey", "issuerRef", "selfSigned", "ca"}
-    # The base without the overlay is unchanged apart from the annotations and the added objects.
-    assert len(rendered(tree)) == len(rendered(BASE)) + 4
+    # What it builds on is unchanged apart from the annotations and the added objects.
+    added = [o for o in rendered(tree) if o["apiVersion"] == "cert-manager.io/v1"]
+    assert len(added) == 4
+    unannotated = [{**o, "metadata": {k: v for k, v in o["metadata"].items() if k != "annotations"}}
+                   if CERT_MANAGER in o["metadata"].get("annotations", {}) else o
+                   for o in rendered(tree) if o not in added]
+    assert unannotated == list(rendered(under))
 
 
 def test_dockerfile() -> None:

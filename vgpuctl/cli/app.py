@@ -68,10 +68,9 @@ def _plain_metavars_of(params: Any) -> None:
             continue
         if param.is_flag:
             param.metavar = ""
-        elif param.type_descriptor.is_choice:
-            param.metavar = param.display_type(None).removeprefix("<").removesuffix(">")
-            if param.metavar.startswith("list[") and param.metavar.endswith("]"):
-                param.metavar = param.metavar[5:-1]
+        elif param.type_descriptor.is_choice:  # typer's "<a|b>" or, repeatable, "<list[a|b]>"
+            label = param.display_type(None)[1:-1]
+            param.metavar = label[5:-1] if label.startswith("list[") else label
 
 app = typer.Typer(
     name="vgpuctl",

@@ -137,13 +137,12 @@ def webhook_tls(state: ClusterState, lay: WebhookLayout, now: datetime) -> Webho
         return WebhookTLS(ca, note=f"TLS: {lay.secret} is not vgpuctl's: left as it is; its ca.crt is the caBundle")
     reason = f"{lay.secret} does not exist yet"
     if current is not None:
-        texts = [_pem(current, k) for k in (CA_KEY, CERT_KEY, KEY_KEY)]
-        missing = [k for k, text in zip((CA_KEY, CERT_KEY, KEY_KEY), texts, strict=True) if text is None]
-        ca_text, crt_text, key_text = (str(t) for t in texts)
+        texts = {k: _pem(current, k) for k in (CA_KEY, CERT_KEY, KEY_KEY)}
+        missing = [k for k, text in texts.items() if text is None]
+        ca, crt, key = (texts[k] or "" for k in (CA_KEY, CERT_KEY, KEY_KEY))
         problem = f"it has no usable {', '.join(missing)}" if missing else certs.pair_problem(
-            ca_text, crt_text, key_text, names, now, renew_before=RENEW_BEFORE, skew=CLOCK_SKEW)
+            ca, crt, key, names, now, renew_before=RENEW_BEFORE, skew=CLOCK_SKEW)
         if problem is None:
-            ca, crt, key = (str(_pem(current, k)) for k in (CA_KEY, CERT_KEY, KEY_KEY))
             from cryptography import x509
 
             until = x509.load_pem_x509_certificate(crt.encode()).not_valid_after_utc

@@ -232,7 +232,7 @@ def create_app(settings: Settings) -> Flask:
             return _error(400, f"not an AdmissionReview: {exc}")
         decision, result, findings = _decide(endpoint, parsed)
         elapsed = time.perf_counter() - started
-        metrics.review_done(endpoint, result, elapsed, findings)
+        metrics.reviews.record(endpoint, result, elapsed, findings)
         _log_review(endpoint, parsed, decision, result, elapsed)
         return _json(build_response(parsed.uid, decision, with_patch=endpoint == "mutate"))
 

@@ -117,8 +117,5 @@ class WebhookMetrics:
         for result in ("success", "failure"):
             self.config_reloads.labels(result)
 
-    def review_done(self, endpoint: str, result: str, seconds: float, findings: Iterable[Finding] = ()) -> None:
-        self.reviews.record(endpoint, result, seconds, findings)
-
     def exposition(self) -> tuple[bytes, str]:
         return generate_latest(self.registry), CONTENT_TYPE_LATEST

@@ -102,9 +102,6 @@ class ResourceNames:
     known_kinds: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
     memo: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    def is_ascend(self, resource: str) -> bool:
-        return resource.startswith(spec.ASCEND_RESOURCE_PREFIX)
-
     def kinds(self, resource: str) -> int:
         """What `resource` means (the bit flags above), remembered per name."""
         kinds = self.known_kinds.get(resource)
@@ -265,10 +262,6 @@ class PodContext:
     def set_spec_field(self, key: str, value: str, pointer: Pointer | None = None) -> None:
         self.additions.append(((pointer if pointer is not None else (*self.target.pointer, "spec")) + (key,),
                                value))
-
-    # ---- pod-wide views --------------------------------------------------------------------------
-    def app_containers(self) -> list[ContainerView]:
-        return self.apps
 
 
 def build_context(target: PodTarget, facts: ClusterFacts, apply_defaults: bool, existing: bool,

@@ -20,8 +20,6 @@ class AscendResource:
     declared: bool  # False: a device config is known and no `vnpus` entry declares it (VGH008)
 
 
-
-
 def ascend_resource(ctx: PodContext, name: str) -> AscendResource | None:
     """Classify a `huawei.com/Ascend*` resource; `huawei.com/npu-core` is MindCluster, not this.
 

@@ -340,8 +340,6 @@ def _gputype(ctx: PodContext) -> None:
     """VGP010."""
     use_raw = ctx.annotations.get(spec.ANN_USE_GPUTYPE)
     nouse_raw = ctx.annotations.get(spec.ANN_NOUSE_GPUTYPE)
-    if use_raw is None and nouse_raw is None:
-        return  # the common case: no GPU type filter
     for key, raw in ((spec.ANN_USE_GPUTYPE, use_raw), (spec.ANN_NOUSE_GPUTYPE, nouse_raw)):
         if raw is not None and any(not t.strip() for t in _tokens(raw)):
             ctx.emit("VGP010", ERROR, f"annotation/{key}",
@@ -362,8 +360,6 @@ def _gputype(ctx: PodContext) -> None:
 
 def _gpuuuid(ctx: PodContext) -> None:
     """VGP011."""
-    if spec.ANN_USE_GPUUUID not in ctx.annotations and spec.ANN_NOUSE_GPUUUID not in ctx.annotations:
-        return  # the common case: no GPU UUID filter
     version = ctx.facts.volcano_version
     known = ctx.facts.gpu_uuids
     lists: dict[str, list[str]] = {}

@@ -99,7 +99,7 @@ def parse_pod(pod: Mapping[str, Any], env: WhyEnv) -> PodRequest:
     target = PodTarget((), meta, as_mapping(pod.get("spec")), "", "")
     ctx = build_context(target, ClusterFacts(device_config=env.device_config), False, True)
     key = f"{meta.get('namespace') or ''}/{meta.get('name') or ''}"
-    apps = ctx.app_containers()
+    apps = ctx.apps
     vgpu, vgpu_wanted = _vgpu(apps, env)
     share_mem, share_num = _gpushare(ctx)
     ascend = _ascend(apps, env)

@@ -539,6 +539,25 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `pkg/scheduler/plugins/deviceshare/devices/ascend/310p/vnpu/init_policy.go`.
             """,
     ),
+    CodeInfo(
+        code="VGK008",
+        severity=ERROR,
+        family=CLUSTER,
+        title="the ascend RuntimeClass is missing while an ascend-device-plugin that requires it runs",
+        hint=(
+            "Create it: `vgpuctl install --mode vnpu-hami` does, or apply the plugin's "
+            "`ascend-runtimeclass.yaml` (RuntimeClass `ascend`, handler `ascend`)."
+        ),
+        doc="""
+            ascend-device-plugin since v1.3.0 ships `ascend-runtimeclass.yaml` (a RuntimeClass named
+            `ascend`), and its Volcano guide requires `runtimeClassName: ascend` on every Ascend pod.
+            When the RuntimeClass does not exist, the API server rejects every pod that names it, and
+            pods that do not name it run without the NPU mounted.
+
+            Evidence: Project-HAMi/ascend-device-plugin `ascend-runtimeclass.yaml`, `docs/volcano.md`
+            (tag v1.4.0).
+            """,
+    ),
     # --- Existing pods (VGX) -----------------------------------------------------------------------
     CodeInfo(
         code="VGX001",

@@ -426,6 +426,28 @@ ENTRIES: tuple[CodeInfo, ...] = (
             Evidence: V§4.4, V§4.5; {_VGPU_DIR}mig.go`, `hamicore.go`.
             """,
     ),
+    CodeInfo(
+        code="VGP018",
+        severity=WARNING,
+        family=VGPU,
+        title="an annotation HAMi reads and Volcano ignores",
+        hint=(
+            "Use the annotation Volcano reads instead (e.g. `volcano.sh/vgpu-use-gpuuuid` for "
+            "`nvidia.com/use-gpuuuid`, `volcano.sh/vgpu-mode` for `nvidia.com/vgpu-mode`), or remove it."
+        ),
+        doc=f"""
+            HAMi's own scheduler reads pod annotations such as `nvidia.com/use-gpuuuid`,
+            `nvidia.com/nouse-gpuuuid`, `nvidia.com/vgpu-mode` and `hami.io/use-<commonWord>-uuid`.
+            Volcano's deviceshare reads none of them: a pod that carries one is scheduled as if it were
+            absent, so the GPU it pins or excludes, or the mode it asks for, is silently not honoured.
+            The finding names the annotation Volcano reads for the same wish, when there is one.
+            `nvidia.com/use-gputype` and `nvidia.com/nouse-gputype` *are* read by Volcano and are not
+            reported here.
+
+            Evidence: {_VGPU_DIR}device_info.go`, `utils.go` (the annotations it reads);
+            {_HAMI_DIR}device_info.go`.
+            """,
+    ),
     # --- gpushare / gpu-number (VGS) ---------------------------------------------------------------
     CodeInfo(
         code="VGS001",
@@ -706,6 +728,28 @@ ENTRIES: tuple[CodeInfo, ...] = (
 
             Evidence: V§6.4 (Test_trimMemory); H§4.3; {_HAMI_DIR}device_info.go` (trimMemory).
             """,
+    ),
+    CodeInfo(
+        code="VGH010",
+        severity=WARNING,
+        family=ASCEND_HAMI,
+        title="Ascend HAMi pod without runtimeClassName: ascend, which the device plugin requires",
+        hint=(
+            "Set `spec.runtimeClassName: ascend` on the pod (or the pod template / Volcano Job task "
+            "template), and make sure the `ascend` RuntimeClass exists (see VGK008)."
+        ),
+        doc="""
+            ascend-device-plugin ships an `ascend` RuntimeClass (`ascend-runtimeclass.yaml`, since
+            v1.3.0), and its Volcano guide (`docs/volcano.md`, v1.4.0) requires
+            `runtimeClassName: ascend` on every pod that asks for an Ascend vNPU: the Ascend container
+            runtime is what mounts the NPU device and driver into the container. A pod without it is
+            scheduled, but its container does not see the NPU it was given. Without facts about the
+            plugin in use (lint without `--snapshot`), the finding is informational.
+
+            Evidence: Project-HAMi/ascend-device-plugin `ascend-runtimeclass.yaml`, `docs/volcano.md`
+            (tag v1.4.0).
+            """,
+        severities=(WARNING, INFO),
     ),
     # --- Ascend MindCluster 310P (VGA) -------------------------------------------------------------
     CodeInfo(

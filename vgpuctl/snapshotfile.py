@@ -1,10 +1,12 @@
 """Snapshot files: a cluster's objects on disk (an adapter: file I/O only).
 
-A snapshot is what `kubectl get nodes,pods,configmaps,daemonsets,deployments -A -o yaml` prints — a
-`kind: List` — or the same as JSON, or multi-document YAML, any of them gzip-compressed (SPEC §3). Users
+A snapshot is what `kubectl get nodes,pods,configmaps,daemonsets,deployments,runtimeclasses -A -o yaml`
+prints — a `kind: List` — or the same as JSON, or multi-document YAML, any of them gzip-compressed (SPEC §3)
+(without `runtimeclasses` too: the checks that need them then skip). Users
 can make one without installing vgpuctl, and `doctor --snapshot` reads it exactly as the live reader's
 output, so every cluster check is testable from files. `vgpuctl snapshot save` writes the same shape plus
-the API server version in the List annotation `vgpuctl.io/server-version`.
+the API server version in the List annotation `vgpuctl.io/server-version` and the kinds it listed in
+`vgpuctl.io/kinds` (`Node,Pod,…,RuntimeClass`), so a check can tell "none exist" from "not collected".
 
 Secrets are dropped on load and never written: a snapshot is meant to be attached to support cases.
 Every other kind is kept; the cluster model picks the kinds it understands.
@@ -30,6 +32,7 @@ import yaml
 from vgpuctl.sources import UsageError
 
 SERVER_VERSION_ANNOTATION = "vgpuctl.io/server-version"
+KINDS_ANNOTATION = "vgpuctl.io/kinds"
 _GZIP_MAGIC = b"\x1f\x8b"
 _DROPPED_KINDS = frozenset({"Secret"})
 # Objects a `gc_paused` block must have made before they are frozen (a parsed 5,000-node snapshot: ~3 million).
@@ -62,6 +65,7 @@ class SnapshotData:
 
     objects: list[dict[str, Any]]
     server_version: str | None = None
+    kinds: frozenset[str] | None = None  # the kinds that were listed, when known (None: a plain kubectl file)
 
 
 def _read_bytes(path: str, stdin: IO[bytes] | None) -> bytes:
@@ -136,6 +140,7 @@ def _item_kind(doc: dict[str, Any]) -> tuple[str | None, str | None]:
 def _objects(docs: list[Any], name: str) -> SnapshotData:
     objects: list[dict[str, Any]] = []
     server_version: str | None = None
+    kinds: set[str] | None = None
 
     def add(obj: Any, where: str, kind: str | None = None, api_version: str | None = None) -> None:
         if not isinstance(obj, dict):
@@ -158,6 +163,9 @@ def _objects(docs: list[Any], name: str) -> SnapshotData:
             version = annotations.get(SERVER_VERSION_ANNOTATION)
             if isinstance(version, str) and version and server_version is None:
                 server_version = version
+            listed = annotations.get(KINDS_ANNOTATION)
+            if isinstance(listed, str):
+                kinds = (kinds or set()) | {k.strip() for k in listed.split(",") if k.strip()}
             kind, api_version = _item_kind(doc)
             for position, item in enumerate(doc["items"]):
                 add(item, f"item {position + 1} of the {doc['kind']} in {where}", kind, api_version)
@@ -165,8 +173,8 @@ def _objects(docs: list[Any], name: str) -> SnapshotData:
             add(doc, where)
         else:
             raise UsageError(f"{name}: {where} is {_describe(doc)}, expected a Kubernetes List "
-                               "(kubectl get nodes,pods,configmaps,daemonsets,deployments -A -o yaml)")
-    return SnapshotData(objects, server_version)
+                               "(kubectl get nodes,pods,configmaps,daemonsets,deployments,runtimeclasses -A -o yaml)")
+    return SnapshotData(objects, server_version, frozenset(kinds) if kinds is not None else None)
 
 
 @contextmanager
@@ -211,15 +219,18 @@ def load_snapshot(path: str, *, stdin: IO[bytes] | None = None) -> SnapshotData:
         del raw
         if not docs:
             raise UsageError(f"{name}: empty file, expected a Kubernetes List "
-                               "(kubectl get nodes,pods,configmaps,daemonsets,deployments -A -o yaml)")
+                               "(kubectl get nodes,pods,configmaps,daemonsets,deployments,runtimeclasses -A -o yaml)")
         return _objects(docs, name)
 
 
 def snapshot_document(data: SnapshotData) -> dict[str, Any]:
     """The `kind: List` that `save_snapshot` writes, Secrets removed."""
-    metadata: dict[str, Any] = {}
+    annotations: dict[str, str] = {}
     if data.server_version:
-        metadata["annotations"] = {SERVER_VERSION_ANNOTATION: data.server_version}
+        annotations[SERVER_VERSION_ANNOTATION] = data.server_version
+    if data.kinds is not None:
+        annotations[KINDS_ANNOTATION] = ",".join(sorted(data.kinds))
+    metadata: dict[str, Any] = {"annotations": annotations} if annotations else {}
     items = [obj for obj in data.objects if obj.get("kind") not in _DROPPED_KINDS]
     return {"apiVersion": "v1", "kind": "List", "metadata": metadata, "items": items}
 

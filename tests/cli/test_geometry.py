@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+import shlex
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.cli.conftest import ROOT, validate
@@ -149,6 +152,48 @@ def test_explain_exits_1_when_it_can_never_fit(run) -> None:  # type: ignore[no-
                "--config", VNPU_CM).exit_code == 0
 
 
+def test_explain_says_never_fits_only_when_volcano_never_places_it(run) -> None:  # type: ignore[no-untyped-def]
+    """volcano-sh/volcano ed72c7c81 pkg/scheduler/api/devices/ascend/hami/device_info.go: trimMemory gives an
+    oversized request 0; verifyReq then refuses any count > 1 whose trimmed memory is not memoryAllocatable
+    (never placed), while a single device with 0 still passes `fit` and is placed (the annotation then names
+    the smallest template)."""
+    both = run("geometry", "explain", "--chip", "Ascend310P", "--memory", "30000", "--count", "2", "-o", "json")
+    data = both.json()
+    assert both.exit_code == 1 and data["fits"] is False
+    assert data["answer"].startswith("never fits") and "VGH004" in data["answer"]
+    one = run("geometry", "explain", "--chip", "Ascend310P", "--memory", "30000", "-o", "json")
+    assert one.exit_code == 1 and "never fits" not in one.json()["answer"] and "still places it" in one.json()["answer"]
+    whole = run("geometry", "explain", "--chip", "Ascend310P", "--memory", "20000", "--count", "2")
+    assert whole.exit_code == 0 and "2 × a whole card (21527 MiB)" in whole.stdout
+
+
+@pytest.mark.parametrize(("memory", "count"), [(3000, 1), (3000, 2), (12288, 1), (13000, 3), (20000, 2),
+                                              (30000, 1), (30000, 2)])
+def test_explain_and_lint_agree_on_an_ascend_request(run, tmp_path: Path, memory: int,  # type: ignore[no-untyped-def]
+                                                     count: int) -> None:
+    """The same request through `geometry explain` and `lint` (both on Volcano's built-in config): explain
+    exits 1 exactly when lint denies the pod."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"schedulerName": "volcano", "runtimeClassName": "ascend", "containers": [
+               {"name": "c", "resources": {"limits": {"huawei.com/Ascend310P": count,
+                                                      "huawei.com/Ascend310P-memory": memory}}}]}}
+    path = tmp_path / "pod.yaml"
+    path.write_text(yaml.safe_dump(pod))
+    denied = not run("lint", str(path), "-o", "json").json()["items"][0]["allowed"]
+    explained = run("geometry", "explain", "--chip", "Ascend310P", "--memory", str(memory), "--count", str(count))
+    assert explained.exit_code == (1 if denied else 0)
+
+
+def test_the_readme_explain_examples_exit_as_documented(run) -> None:  # type: ignore[no-untyped-def]
+    readme = (ROOT / "README.md").read_text()
+    examples = re.findall(r"^vgpuctl (geometry explain [^#\n]*?)\s+#([^\n]*\bexit (\d)[^\n]*)$", readme, re.M)
+    assert len(examples) >= 2
+    for command, comment, code in examples:
+        result = run(*shlex.split(command))
+        assert result.exit_code == int(code), command
+        assert ("never fits" in comment) == ("never fits" in result.stdout), command
+
+
 # --- merge ----------------------------------------------------------------------------------------
 
 def _merged(stdout: str) -> dict:  # type: ignore[type-arg]
@@ -177,8 +222,8 @@ def test_merge_output_contract(run) -> None:  # type: ignore[no-untyped-def]
                  "--namespace", "volcano-system")
     assert result.exit_code == 0
     document = yaml.safe_load(result.stdout)
-    assert document["metadata"] == {"name": "merged", "namespace": "volcano-system",
-                                    "labels": {"app.kubernetes.io/managed-by": "vgpuctl"}}
+    # No `app.kubernetes.io/managed-by` label: vgpuctl does not manage what the user applies (issue 15 §4).
+    assert document["metadata"] == {"name": "merged", "namespace": "volcano-system"}
     assert "newest" in result.stderr and "VGM007" in result.stderr
     assert result.stderr.rstrip().splitlines()[-7:] == [
         "deviceshare arguments to set in volcano-scheduler.conf (then restart the scheduler):",

@@ -30,6 +30,7 @@ LIST_PATHS = {
     "pods": ("/api/v1/pods", "v1", "PodList"),
     "daemonsets": ("/apis/apps/v1/daemonsets", "apps/v1", "DaemonSetList"),
     "deployments": ("/apis/apps/v1/deployments", "apps/v1", "DeploymentList"),
+    "runtimeclasses": ("/apis/node.k8s.io/v1/runtimeclasses", "node.k8s.io/v1", "RuntimeClassList"),
 }
 
 
@@ -74,7 +75,7 @@ class FakeCluster:
         return self.server.url_for("").rstrip("/")
 
     def serve(self, *, nodes: int = 3, pods: int = 4, configmaps: dict[str, list[str]] | None = None,
-              daemonsets: int = 1, deployments: int = 1) -> None:
+              daemonsets: int = 1, deployments: int = 1, runtimeclasses: tuple[str, ...] = ()) -> None:
         self.routes["/version"] = lambda _request: Response(orjson.dumps(self.version),
                                                             content_type="application/json")
         self.serve_list("/api/v1/nodes", "v1", "NodeList", [node(f"gpu-{i}") for i in range(nodes)])
@@ -83,6 +84,8 @@ class FakeCluster:
                         [{"metadata": {"name": f"ds-{i}", "namespace": "kube-system"}} for i in range(daemonsets)])
         self.serve_list("/apis/apps/v1/deployments", "apps/v1", "DeploymentList",
                         [{"metadata": {"name": f"d-{i}", "namespace": "ml"}} for i in range(deployments)])
+        self.serve_list("/apis/node.k8s.io/v1/runtimeclasses", "node.k8s.io/v1", "RuntimeClassList",
+                        [{"metadata": {"name": name}, "handler": name} for name in runtimeclasses])
         wanted = configmaps if configmaps is not None else {
             "volcano-system": ["volcano-scheduler-configmap"], "kube-system": ["volcano-vgpu-device-config"]}
         for namespace in ("volcano-system", "kube-system"):

@@ -52,8 +52,8 @@ def test_request_count_grows_only_by_pages(cluster: FakeCluster, api: ApiClient,
     cluster.serve(nodes=node_count, pods=800)
     live = read_cluster(api, page_size=500)
     assert len(names(live, "Node")) == node_count
-    # /version + node pages + 2 pod pages + daemonsets + deployments + 2 ConfigMap namespaces
-    assert len(cluster.requests()) == 1 + math.ceil(node_count / 500) + 2 + 1 + 1 + 2
+    # /version + node pages + 2 pod pages + daemonsets + deployments + runtimeclasses + 2 ConfigMap namespaces
+    assert len(cluster.requests()) == 1 + math.ceil(node_count / 500) + 2 + 1 + 1 + 1 + 2
 
 
 def test_only_the_configmaps_that_matter(cluster: FakeCluster, api: ApiClient) -> None:

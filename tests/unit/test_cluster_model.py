@@ -102,6 +102,13 @@ def test_select_nodes_filters() -> None:
     assert [n.name for n in chosen] == ["cpu-1"] and missing == ["nope"]
 
 
+def test_select_nodes_shows_a_flagged_node_without_devices() -> None:
+    """A node with no device family is left out unless named, or flagged (the doctor has findings on it)."""
+    snap = build_snapshot(yaml.safe_load(MIXED.read_text())["items"])
+    assert "cpu-1" not in [n.name for n in select_nodes(snap, flagged={"gpu-a"})[0]]
+    assert "cpu-1" in [n.name for n in select_nodes(snap, flagged={"cpu-1"})[0]]
+
+
 def test_garbage_objects_do_not_crash() -> None:
     snap = build_snapshot([{"kind": "Node"}, {"kind": "Pod", "spec": "x"}, "junk", {"kind": "ConfigMap"},  # type: ignore[list-item]
                            {"kind": "Node", "metadata": {"name": "n", "annotations": {

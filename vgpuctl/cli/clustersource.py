@@ -33,7 +33,8 @@ def load_cluster(snapshot_path: str | None, kubeconfig: str | None, context: str
 
         with gc_paused():
             data = load_snapshot(snapshot_path)
-            snapshot = build_snapshot(data.objects, data.server_version, volcano_version=volcano_version)
+            snapshot = build_snapshot(data.objects, data.server_version, volcano_version=volcano_version,
+                                  kinds=data.kinds)
         return LoadedCluster(snapshot, "snapshot", [])
     from vgpuctl.kube.reader import read_cluster
 
@@ -45,7 +46,8 @@ def load_cluster(snapshot_path: str | None, kubeconfig: str | None, context: str
             if progress:
                 progress.done()
         data = read.data
-        snapshot = build_snapshot(data.objects, data.server_version, volcano_version=volcano_version)
+        snapshot = build_snapshot(data.objects, data.server_version, volcano_version=volcano_version,
+                                  kinds=data.kinds)
     return LoadedCluster(snapshot, "live", read.problems)
 
 

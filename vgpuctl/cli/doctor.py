@@ -24,7 +24,8 @@ EPILOG = """[bold]Examples[/bold]
 
   vgpuctl doctor                                   # the cluster of the current kubeconfig context
   vgpuctl doctor --snapshot examples/clusters/broken.yaml
-  kubectl get nodes,pods,configmaps,daemonsets,deployments -A -o json > snap.json && vgpuctl doctor --snapshot snap.json
+  kubectl get nodes,pods,configmaps,daemonsets,deployments,runtimeclasses -A -o json > snap.json
+  vgpuctl doctor --snapshot snap.json
   vgpuctl doctor -o json --fail-on warning         # for CI: exit 1 on any warning
   vgpuctl doctor --pre                             # can `vgpuctl install` succeed here?
   vgpuctl doctor --node --device-config device-config.yaml   # on a GPU/NPU node itself
@@ -94,7 +95,7 @@ def _node_report(snapshot: str | None, device_config: str | None, root: str, ver
     cluster = build_snapshot([])
     if snapshot:
         data = load_snapshot(snapshot)
-        cluster = build_snapshot(data.objects, data.server_version, volcano_version=version)
+        cluster = build_snapshot(data.objects, data.server_version, volcano_version=version, kinds=data.kinds)
     return diagnose(cluster, now=datetime.now(timezone.utc), volcano_version=version, source="node",
                     host=collect(root), device_config=load_device_config(device_config) if device_config else None)
 

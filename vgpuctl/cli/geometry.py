@@ -17,8 +17,6 @@ from vgpuctl.core.findings import ExitStatus, Severity
 from vgpuctl.core.geometry.documents import DeviceConfigSource, find_device_configs
 from vgpuctl.core.geometry.explain import explain_mig, explain_vnpu
 from vgpuctl.core.geometry.export import (
-    MANAGED_BY,
-    MANAGED_BY_LABEL,
     configmap,
     dump_yaml,
     export_document,
@@ -204,7 +202,8 @@ def explain_command(
                                            help="Device ConfigMap or payload (default: Volcano's built-in defaults)."),
     output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
 ) -> None:
-    """Say which MIG slice or vNPU template a request gets and why; exit 1 when it can never fit."""
+    """Say which MIG slice or vNPU template a request gets and why; exit 1 when Volcano never places it
+    (or, for an Ascend request over memoryCapacity, places it on the smallest template instead)."""
     if (model is None) == (chip is None):
         raise UsageError("give exactly one of --model (MIG) or --chip (Ascend vNPU)")
     if model is not None and count != 1:
@@ -255,7 +254,7 @@ def merge_command(
         _assumed_notice(version)
     args = result.deviceshare_arguments(name, namespace) if ok else None
     if ok:
-        document = configmap(result.payload, name, namespace, {MANAGED_BY_LABEL: MANAGED_BY})
+        document = configmap(result.payload, name, namespace)  # no managed-by label: vgpuctl does not manage it
         stdout().write(to_json(document) if output is DocumentFormat.JSON else dump_yaml(document))
     render_merge_summary(findings, result.notes, console, args)
     raise typer.Exit(int(ExitStatus.OK if ok else ExitStatus.FINDINGS))

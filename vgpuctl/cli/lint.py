@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import typer
 
-from vgpuctl.cli.env import guarded, make_console, stdout
+from vgpuctl.cli.env import guarded, make_console, stderr, stdout
 from vgpuctl.core import spec
-from vgpuctl.core.facts import ClusterFacts
+from vgpuctl.core.facts import BUILTIN_DEVICE_CONFIG_SUMMARY, ClusterFacts
 from vgpuctl.core.findings import Severity
 from vgpuctl.core.lintreport import lint
 from vgpuctl.core.versions import Version, VersionError, parse_version
@@ -48,7 +48,8 @@ def lint_command(
         "enables the cluster-aware rules (GPU counts, memories, types, UUIDs, NPU capacities)."),
     device_config: str | None = typer.Option(
         None, "--device-config", metavar="FILE",
-        help="Device ConfigMap or device-config.yaml payload; enables the config-aware rules."),
+        help="Device ConfigMap or device-config.yaml payload (default: the snapshot's, else Volcano's built-in "
+        "config, said on stderr)."),
     volcano_version: str | None = typer.Option(
         None, "--volcano-version", metavar="V", help="Volcano version the cluster runs, e.g. v1.15.1."),
     scheduler_name: list[str] = typer.Option(
@@ -77,6 +78,13 @@ def lint_command(
                              privileged_severity=Severity(privileged.value))
     documents = read_manifests(paths)
     report = lint(documents, facts, apply_defaults=not no_defaults)
+    empty = report.nothing_to_check
+    if empty is not None:
+        named = ", ".join("<stdin>" if path == "-" else path for path in paths)
+        raise UsageError(f"no Kubernetes object to check in {named}: {empty}")
+    if not facts.device_config_given:
+        stderr().write(f"note: no --device-config: judging against Volcano's built-in device config "
+                       f"({BUILTIN_DEVICE_CONFIG_SUMMARY}); pass --device-config or --snapshot for your own\n")
     out = stdout()
     if output is OutputFormat.TABLE:
         render_lint(report, make_console(out), quiet=quiet)

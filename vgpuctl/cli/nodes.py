@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import datetime, timezone
+
 import typer
 
 from vgpuctl.cli.clustersource import load_cluster
+from vgpuctl.cli.doctor import _unreadable as unreadable_resources  # the doctor's reading of VGK001 subjects
 from vgpuctl.cli.env import guarded, make_console, stdout
 from vgpuctl.cli.kubeopts import context_option, kubeconfig_option
 from vgpuctl.cli.lint import FailOn
 from vgpuctl.core.cluster.report import NodeReport, select_nodes
-from vgpuctl.core.findings import Severity
+from vgpuctl.core.doctor import judge_nodes
+from vgpuctl.core.findings import ExitStatus, Severity
 from vgpuctl.core.selector import SelectorError, parse_selector
 from vgpuctl.core.spec import Family
 from vgpuctl.core.versions import VersionError, parse_version
@@ -47,17 +52,31 @@ def nodes_command(
     except (SelectorError, VersionError) as exc:
         raise UsageError(str(exc)) from None
     loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version)
+    wanted = frozenset(names or ())
+    # The doctor's node checks, once: each node shows the doctor's verdict on it. A node check judges each
+    # node on its own (with the cluster-wide objects), so named nodes are judged alone, without decoding the
+    # rest; otherwise every node is, and a flagged node without devices is listed too.
+    scope = replace(loaded.snapshot, nodes=[n for n in loaded.snapshot.nodes if n.name in wanted]) \
+        if wanted else loaded.snapshot
+    verdicts = judge_nodes(scope, now=datetime.now(timezone.utc), volcano_version=version, source=loaded.source,
+                           unreadable=unreadable_resources([p.subject for p in loaded.problems]),
+                           read_problems=tuple(loaded.problems))
     chosen, missing = select_nodes(loaded.snapshot, names=tuple(names or ()), families=tuple(family),
-                                   selector=requirements)
+                                   selector=requirements, flagged=verdicts.findings.keys())
     if missing:
         raise UsageError(f"no such node: {', '.join(missing)}")
-    report = NodeReport(chosen, loaded.source, [*loaded.problems, *loaded.snapshot.findings])
+    for note in verdicts.notes:  # what the verdicts assume, said as `doctor` says it
+        typer.echo(f"vgpuctl: {note}", err=True)
+    for broken in verdicts.broken_checks:
+        typer.echo(f"vgpuctl: doctor check {broken.check.id} ({broken.check.code}): {broken.reason}", err=True)
+    report = NodeReport(chosen, loaded.source, [*loaded.problems, *loaded.snapshot.findings], verdicts.findings)
     out = stdout()
     if output is OutputFormat.TABLE:
         render_nodes(report, make_console(out))
     else:
         out.write(dump(report.to_dict(), output))
-    raise typer.Exit(int(report.report.exit_status(Severity(fail_on.value))))
+    status = report.report.exit_status(Severity(fail_on.value))
+    raise typer.Exit(int(max(status, ExitStatus.FINDINGS) if verdicts.broken_checks else status))
 
 
 def register(app: typer.Typer) -> None:

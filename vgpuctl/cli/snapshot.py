@@ -1,8 +1,8 @@
 """`vgpuctl snapshot save`: write what the doctor reads from a live cluster to a file, without Secrets.
 
-The file has the shape of `kubectl get nodes,pods,configmaps,daemonsets,deployments -A -o yaml` plus the
-API server version, so `doctor --snapshot`, `nodes --snapshot` and `lint --snapshot` can run later, offline
-or on another machine (support cases, air-gapped clusters).
+The file has the shape of `kubectl get nodes,pods,configmaps,daemonsets,deployments,runtimeclasses -A -o yaml`
+plus the API server version and the kinds listed, so `doctor --snapshot`, `nodes --snapshot` and
+`lint --snapshot` can run later, offline or on another machine (support cases, air-gapped clusters).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ EPILOG = """[bold]Examples[/bold]
 Large clusters: prefer .json or .json.gz; JSON snapshots load ~100× faster than YAML.
 Without vgpuctl on the machine that can reach the cluster, this makes an equivalent file:
 
-  kubectl get nodes,pods,configmaps,daemonsets,deployments -A -o json > cluster.json
+  kubectl get nodes,pods,configmaps,daemonsets,deployments,runtimeclasses -A -o json > cluster.json
 """
 
 snapshot_app = typer.Typer(
@@ -92,7 +92,7 @@ def save_command(
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
 ) -> None:
-    """Read Nodes, Pods, DaemonSets, Deployments and the device ConfigMaps, and write them to FILE."""
+    """Read Nodes, Pods, DaemonSets, Deployments, RuntimeClasses and the device ConfigMaps, and write them to FILE."""
     _check_writable(file)
     err = stderr()
     progress = _Progress(err)

@@ -1,9 +1,16 @@
 """What the rules may know about the cluster, and nothing they must not guess.
 
 `ClusterFacts` is the value cluster-aware pod rules read: the device config, the Volcano version, the
-scheduler names, and per-family device capacities. Every field is optional (`None` = unknown); a rule
-that needs an unknown fact is skipped, never guessed. The webhook builds it from its mounted device
-config, `lint` from `--device-config` / `--snapshot`, `doctor` from its snapshot.
+scheduler names, the device plugins in use, and per-family device capacities. Every field is optional
+(`None` = unknown); a rule that needs an unknown fact is skipped, never guessed. The webhook builds it from
+its mounted device config, `lint` from `--device-config` / `--snapshot`, `doctor` and `why` from their
+snapshot.
+
+One fact has a known default because Volcano itself has one: the device config. When its ConfigMap is
+missing or unreadable, the scheduler runs on a built-in config (volcano-sh/volcano
+`pkg/scheduler/api/devices/config/config.go` `GetDefaultDevicesConfig`). `ClusterFacts.volcano_device_config`
+is therefore never unknown: it is the config the facts were given, or that built-in one, and
+`device_config_given` says which, so every command judges against the same config by construction.
 """
 
 from __future__ import annotations
@@ -13,9 +20,30 @@ from functools import cached_property
 from typing import Any
 
 from vgpuctl.core import spec
-from vgpuctl.core.deviceconfig import DeviceConfig
+from vgpuctl.core.deviceconfig import DeviceConfig, default_device_config
 from vgpuctl.core.findings import Severity
-from vgpuctl.core.versions import Version
+from vgpuctl.core.versions import BRANCH_TAGS, Version, VersionError, parse_version
+
+BUILTIN_DEVICE_CONFIG: DeviceConfig = default_device_config()
+"""The config Volcano's scheduler runs on without a usable device ConfigMap (one shared, frozen value)."""
+
+BUILTIN_DEVICE_CONFIG_SUMMARY = (
+    "default vGPU resource names, no MIG geometries, no vgpu-memory-percentage, vNPU "
+    + ", ".join(v.common_word for v in BUILTIN_DEVICE_CONFIG.vnpus) + " only"
+)
+"""What the built-in config declares, for the one line that says it is being judged against."""
+
+
+def volcano_device_config(given: DeviceConfig | None) -> DeviceConfig:
+    """The device config Volcano runs on when `given` is what the facts were given (None: nothing)."""
+    return given if given is not None else BUILTIN_DEVICE_CONFIG
+
+
+#: The first ascend-device-plugin release that ships the `ascend` RuntimeClass (`ascend-runtimeclass.yaml`)
+#: and documents `runtimeClassName: ascend` as required on every Ascend pod (Project-HAMi/ascend-device-plugin
+#: tags v1.3.0 and v1.4.0 `docs/volcano.md`); its Allocate only sets ASCEND_VISIBLE_DEVICES
+#: (`internal/server/allocate.go`), and the Ascend container runtime mounts the devices from it.
+ASCEND_RUNTIMECLASS_SINCE = Version(1, 3, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +97,9 @@ class AscendNode:
 
 @dataclass(frozen=True)
 class ClusterFacts:
+    # The device config the facts were given: a file (`--device-config`, the webhook's mount) or a cluster's
+    # (its ConfigMap, or the built-in config its scheduler really runs on when the ConfigMap is unusable).
+    # None: nobody said, and rules judge against `volcano_device_config`, the built-in one.
     device_config: DeviceConfig | None = None
     volcano_version: Version | None = None
     scheduler_names: tuple[str, ...] = spec.DEFAULT_SCHEDULER_NAMES
@@ -79,6 +110,33 @@ class ClusterFacts:
     npu_core_capacities: tuple[int, ...] | None = None  # MindCluster: capacity huawei.com/npu-core per node
     cores_per_310p_chip: int | None = None
     node_resources: frozenset[str] | None = None  # every extended resource some node advertises
+    # Image tags of the ascend-device-plugin DaemonSets the cluster runs (() : none seen; None: no cluster facts).
+    ascend_plugin_tags: tuple[str, ...] | None = None
+
+    # ---- the device config Volcano runs on -------------------------------------------------------
+    @property
+    def volcano_device_config(self) -> DeviceConfig:
+        """The config the scheduler judges with: the given one, else Volcano's built-in one."""
+        return volcano_device_config(self.device_config)
+
+    @property
+    def device_config_given(self) -> bool:
+        """False when `volcano_device_config` is the built-in one only because no config was given: then a
+        resource it does not declare is not reported as unknown (VGH008), nor are the features it lacks
+        (MIG geometries, the percentage resource) held against a pod."""
+        return self.device_config is not None
+
+    @cached_property
+    def ascend_runtimeclass_required(self) -> bool | None:
+        """Whether an ascend-device-plugin that requires `runtimeClassName` on Ascend pods runs (True), only
+        older ones run (False), or nothing says (None: no cluster facts, no plugin seen, unreadable tags)."""
+        tags = self.ascend_plugin_tags
+        if not tags:
+            return None
+        verdicts = [_ships_runtimeclass(tag) for tag in tags]
+        if True in verdicts:
+            return True
+        return False if verdicts and all(v is False for v in verdicts) else None
 
     # ---- derived facts (computed once per facts value, which is reused across many reviews) --------
     @cached_property
@@ -146,6 +204,15 @@ class ClusterFacts:
         if self.ascend_nodes is None:
             return None
         return sum(1 for n in self.ascend_nodes if n.hami_vnpu_core)
+
+
+def _ships_runtimeclass(tag: str) -> bool | None:
+    if tag in BRANCH_TAGS:
+        return True  # a build from the default branch: the newest code
+    try:
+        return parse_version(tag).core >= ASCEND_RUNTIMECLASS_SINCE.core
+    except VersionError:
+        return None
 
 
 NO_FACTS = ClusterFacts()

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.findings import ExitStatus, Finding, Report, Severity
 from vgpuctl.core.patch import PatchOp
@@ -52,6 +53,21 @@ class LintItem:
 class LintReport:
     items: list[LintItem] = field(default_factory=list)
     skipped: int = 0  # documents of kinds lint does not check
+    objects_read: int = 0  # Kubernetes objects among the documents read (Lists and kinds lint skips included)
+    unreadable: int = 0  # documents that are not valid YAML/JSON (each a VGL001 item)
+    not_objects: list[str] = field(default_factory=list)  # "<source> is a string", … (for nothing_to_check)
+
+    @property
+    def nothing_to_check(self) -> str | None:
+        """Why the input holds no object at all (it is empty, or only scalars, lists and mappings without a
+        kind), else None. The CLI makes it a usage error, so `kubectl get … | vgpuctl lint -` fails when
+        kubectl printed nothing (or `2>&1` sent it its error)."""
+        if self.objects_read or self.unreadable:
+            return None
+        if not self.not_objects:
+            return "the input is empty"
+        shown = ", ".join(self.not_objects[:3]) + (", …" if len(self.not_objects) > 3 else "")
+        return f"{shown}, not a Kubernetes object" if len(self.not_objects) == 1 else f"{shown}: none is an object"
 
     @property
     def report(self) -> Report:
@@ -78,24 +94,63 @@ class LintReport:
         }
 
 
-def expand(doc: Document) -> list[Document]:
-    """A `kind: List` (what `kubectl get -o yaml` prints) becomes one document per item."""
+def describe(value: Any) -> str:
+    """What a YAML/JSON value is, for messages about a document that is not a Kubernetes object."""
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string" if isinstance(value, str) else f"a {type(value).__name__}"
+
+
+def _not_an_object(source: str, what: str, advice: str = "") -> LintItem:
+    finding = Finding("VGL001", Severity.ERROR, source, f"{what}, not a Kubernetes object (apiVersion, kind, "
+                      f"metadata); kubectl would refuse it{advice}", hint_for("VGL001"))
+    return LintItem(source, "", "", "", False, (finding,), ())
+
+
+def _objects(doc: Document, result: LintReport) -> list[Document | LintItem]:
+    """The objects a document holds, in order: itself, or the items of a `kind: List` (what `kubectl get
+    -o yaml` prints); what is not an object becomes a VGL001 item in its place, as the doctor's snapshot
+    reader refuses it. A mapping without a kind (a Helm values file next to the manifests) is skipped as
+    before, but it is no object: an input of nothing else has nothing to check."""
     obj = doc.obj
-    if isinstance(obj, Mapping) and obj.get("kind") == "List" and isinstance(obj.get("items"), list):
-        return [Document(f"{doc.source}/items[{i}]", item) for i, item in enumerate(obj["items"])]
-    return [doc]
+    if not isinstance(obj, Mapping):
+        what = describe(obj)
+        result.not_objects.append(f"{doc.source} is {what}")
+        return [_not_an_object(doc.source, f"the document is {what}",
+                               "; put the objects under the items of a kind: List" if what == "a list" else "")]
+    kind = obj.get("kind")
+    if not isinstance(kind, str) or not kind:
+        result.not_objects.append(f"{doc.source} is a mapping without kind")
+        return [doc]
+    result.objects_read += 1
+    items = obj.get("items")
+    if kind != "List" or items is None:
+        return [doc]
+    if not isinstance(items, list):
+        return [_not_an_object(f"{doc.source}/items", f"the List's items is {describe(items)}")]
+    return [Document(f"{doc.source}/items[{i}]", item) if isinstance(item, Mapping)
+            else _not_an_object(f"{doc.source}/items[{i}]", f"items[{i}] of the List is {describe(item)}")
+            for i, item in enumerate(items)]
 
 
 def lint(documents: Iterable[Document], facts: ClusterFacts, *, apply_defaults: bool = True) -> LintReport:
     result = LintReport()
-    from vgpuctl.core.catalogue import hint_for
-
     for outer in documents:
         if outer.error:
+            result.unreadable += 1
             finding = Finding("VGL001", Severity.ERROR, outer.source, outer.error, hint_for("VGL001"))
             result.items.append(LintItem(outer.source, "", "", "", False, (finding,), ()))
             continue
-        for doc in expand(outer):
+        for doc in _objects(outer, result):
+            if isinstance(doc, LintItem):
+                result.items.append(doc)
+                continue
             verdict = review(doc.obj, facts, apply_defaults=apply_defaults)
             if not verdict.checked:
                 result.skipped += 1

@@ -20,6 +20,18 @@ Device-plugin facts beyond the research notes, read from upstream:
   (`docker/ascend-device-plugin/OVERVIEW.md`); Volcano's guide (`docs/user-guide/how_to_use_vnpu.md`)
   installs MindCluster 7.2.RC1. No Volcano-version constraint on the plugin is known beyond Volcano ≥
   1.14; the plugin must be from the same MindCluster release as NodeD and ClusterD.
+- Project-HAMi/ascend-device-plugin and Volcano's node lock: from v1.16.0-alpha.0 (volcano-sh/volcano
+  3347c2025, `pkg/scheduler/api/devices/ascend/hami/device_info.go`) Volcano locks an Ascend HAMi node under
+  `hami.io/mutex.lock` with a bare RFC3339 time and leaves the release to the plugin. The plugin releases
+  through its vendored HAMi `pkg/util/nodelock` (the `replace` in its `go.mod`): v1.0.x (HAMi dd1a97603c68)
+  deletes any lock; v1.1.0–v1.2.0 (HAMi 61c6cbe7d480) skip HAMi's owner check only after a successful
+  Allocate; v1.3.0 (same HAMi, through `PodAllocationTrySuccess`/`PodAllocationFailed`) always checks that
+  the lock contains the pod's name, which a bare time never does; v1.4.0 (HAMi 5f0adaa7a5ba, "skip owner
+  check for legacy lock format", HAMi #2054) deletes a lock without a `,` whoever wrote it.
+
+Fixes Volcano made on several release lines are `LineFix` rows: the first build of each line that has
+the fix, whether or not that patch is tagged yet (`VOLCANO_TAGS` says which are); docs/releases.md says
+how to add a release.
 """
 
 from __future__ import annotations
@@ -27,6 +39,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
+from typing import Final
 
 _VERSION_RE = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+.]?(.*))?$")
 
@@ -60,12 +73,87 @@ def parse_version(text: str) -> Version:
     return Version(int(major), int(minor), int(patch or 0), (pre or "").lstrip("-+."))
 
 
-# The newest release whose behaviour the research notes describe (HEAD / v1.16.0-alpha).
-NEWEST_VOLCANO = Version(1, 16, 0)
+def _release_order(v: Version) -> tuple[int, int, int, int, str]:
+    """Semver order: a pre-release comes before its release (`Version`'s own order puts it after)."""
+    return (v.major, v.minor, v.patch, 0 if v.pre else 1, v.pre)
+
+
+#: Every volcano-sh/volcano tag from 1.12 on that the matrix knows, oldest first. Add a tag here when it
+#: is released (docs/releases.md); a `LineFix` naming a patch not listed here reads "(not tagged yet)".
+VOLCANO_TAGS: Final = tuple(parse_version(t) for t in (
+    "v1.12.0", "v1.12.1", "v1.12.2", "v1.12.3", "v1.12.4", "v1.13.0", "v1.13.1", "v1.13.2", "v1.13.3",
+    "v1.14.0", "v1.14.1", "v1.14.2", "v1.14.3", "v1.14.4", "v1.15.0", "v1.15.1", "v1.16.0-alpha.0",
+    "v1.16.0-alpha.1",
+))
+#: The newest release the matrix knows (its pre-release label dropped: a 1.16 pre-release has 1.16's features).
+NEWEST_VOLCANO = Version(*VOLCANO_TAGS[-1].core)
+
+
+def beyond_newest(v: Version) -> str | None:
+    """What to say when `v` is newer than every release the matrix knows (None when it is not)."""
+    if v.core <= NEWEST_VOLCANO.core:
+        return None
+    return (f"Volcano {v} is newer than the newest release vgpuctl knows ({NEWEST_VOLCANO}): version-dependent "
+            f"checks judge it as {NEWEST_VOLCANO}; a newer vgpuctl may know more")
 
 
 def _at_least(v: Version, major: int, minor: int, patch: int = 0) -> bool:
     return v.core >= (major, minor, patch)
+
+
+@dataclass(frozen=True, slots=True)
+class LineFix:
+    """A change Volcano made (or backported) on several release lines.
+
+    `first` holds the first build of each release line that has it, oldest line first, pre-release label
+    included (`1.16.0-alpha.0`: every 1.16 build; `1.16.0`: not its pre-releases). A line after the last
+    one listed has it from its start; a line before or between those listed does not. A patch that is not
+    tagged yet (merged on the release branch after the last tag) is written like any other: the verdict
+    flips by itself when a cluster runs that patch, and `describe` says "(not tagged yet)" until the tag
+    is added to `VOLCANO_TAGS`.
+    """
+
+    what: str
+    first: tuple[Version, ...]
+
+    def in_version(self, v: Version) -> bool:
+        line = (v.major, v.minor)
+        for start in self.first:
+            if (start.major, start.minor) == line:
+                return _release_order(v) >= _release_order(start)
+        return line > (self.first[-1].major, self.first[-1].minor)
+
+    def untagged(self, tags: tuple[Version, ...] = VOLCANO_TAGS) -> tuple[Version, ...]:
+        return tuple(start for start in self.first if start not in tags)
+
+    def describe(self, tags: tuple[Version, ...] = VOLCANO_TAGS) -> str:
+        """`1.13.4+ (not tagged yet), 1.14.3+, 1.15.1+ or >= 1.16`: the Volcano builds that have it."""
+        parts = []
+        for start in self.first:
+            if start is self.first[-1] and start.patch == 0 and start.pre:
+                text = f">= {start.major}.{start.minor}"
+            else:
+                text = f"{start}+"
+            parts.append(text + (" (not tagged yet)" if start not in tags else ""))
+        return ", ".join(parts[:-1]) + f" or {parts[-1]}" if len(parts) > 1 else parts[0]
+
+
+#: volcano-sh/volcano: the vGPU handshake removed and non-zero allocatable vgpu-number/cores/memory required
+#: (`NewGPUDevices`, `pkg/scheduler/api/devices/nvidia/vgpu/device_info.go`): v1.14.3, v1.15.1, master
+#: before v1.16.0-alpha.0, and release-1.13 after v1.13.3 (6a514a208, PR #5431).
+HANDSHAKE_REMOVED: Final = LineFix(
+    "no vGPU handshake; non-zero allocatable vGPU resources required",
+    (Version(1, 13, 4), Version(1, 14, 3), Version(1, 15, 1), Version(1, 16, 0, "alpha.0")))
+#: The `vnpus: {hamiVnpuCore, configs}` device-config form (`pkg/scheduler/api/devices/config/vnpu.go`).
+VNPUS_WRAPPER: Final = LineFix(
+    "the vnpus wrapper form of the device config",
+    (Version(1, 14, 4), Version(1, 15, 1), Version(1, 16, 0, "alpha.0")))
+#: Normal preemption rechecks the device predicate, so an Ascend HAMi preemptor whose vNPUs are fragmented
+#: evicts until it fits (`preemptorFitsOnNode`, `pkg/scheduler/actions/preempt/preempt.go`, PR #5843):
+#: master 5a15213d8 (after v1.16.0-alpha.1) and release-1.15 eedb4492e (after v1.15.1); not on release-1.14.
+ASCEND_HAMI_PREEMPTION: Final = LineFix(
+    "normal preemption for Ascend HAMi vNPUs",
+    (Version(1, 15, 2), Version(1, 16, 0)))
 
 
 def has_deviceshare(v: Version) -> bool:
@@ -92,30 +180,29 @@ def has_ascend(v: Version) -> bool:
     return _at_least(v, 1, 14)
 
 
-def _fixed_in(v: Version, v114_patch: int, v115_patch: int) -> bool:
-    """True from 1.14.<v114_patch> on the 1.14 line, 1.15.<v115_patch> on the 1.15 line, and ≥ 1.16."""
-    if _at_least(v, 1, 16):
-        return True
-    if (v.major, v.minor) == (1, 15):
-        return v.patch >= v115_patch
-    if (v.major, v.minor) == (1, 14):
-        return v.patch >= v114_patch
-    return False
-
-
 def requires_handshake(v: Version) -> bool:
-    """The vGPU node handshake annotation is required (≤ 1.14.2 and 1.15.0)."""
+    """The vGPU node handshake annotation is required (≤ 1.13.3, ≤ 1.14.2 and 1.15.0)."""
     return not requires_vgpu_allocatable(v)
 
 
 def requires_vgpu_allocatable(v: Version) -> bool:
-    """Allocatable vgpu-number/cores/memory must all be non-zero (1.14.3+, 1.15.1+, ≥ 1.16)."""
-    return _fixed_in(v, 3, 1)
+    """Allocatable vgpu-number/cores/memory must all be non-zero (1.13.4+, 1.14.3+, 1.15.1+, ≥ 1.16)."""
+    return HANDSHAKE_REMOVED.in_version(v)
 
 
 def accepts_vnpus_wrapper(v: Version) -> bool:
     """The `vnpus: {hamiVnpuCore, configs}` form (1.14.4+, 1.15.1+, ≥ 1.16); older ones need the list."""
-    return _fixed_in(v, 4, 1)
+    return VNPUS_WRAPPER.in_version(v)
+
+
+def preempts_for_ascend_hami(v: Version) -> bool:
+    """Normal preemption frees fragmented Ascend HAMi vNPUs (1.15.2+, ≥ 1.16.0 final)."""
+    return ASCEND_HAMI_PREEMPTION.in_version(v)
+
+
+def leaves_ascend_lock_to_plugin(v: Version) -> bool:
+    """Volcano takes `hami.io/mutex.lock` on an Ascend HAMi node and never releases it (≥ 1.16, 3347c2025)."""
+    return _at_least(v, 1, 16)
 
 
 def has_podgroup_policy(v: Version) -> bool:
@@ -130,6 +217,11 @@ def has_vnpu_hami_core(v: Version) -> bool:
 
 def has_gpu_uuid_filter(v: Version) -> bool:
     """`volcano.sh/vgpu-use-gpuuuid` / `vgpu-nouse-gpuuuid`."""
+    return _at_least(v, 1, 16)
+
+
+def skips_malformed_vgpu_ids(v: Version) -> bool:
+    """A malformed `vgpu-ids-new` device is logged and skipped, not a panic (≥ 1.16, 8b6d2c482)."""
     return _at_least(v, 1, 16)
 
 
@@ -152,6 +244,10 @@ VGPU_PLUGIN_SIX_FIELDS_SINCE = Version(1, 10, 0)
 VGPU_PLUGIN_HANDSHAKE_UNTIL = Version(1, 12, 0)
 #: The first ascend-device-plugin that reads the `vnpus` wrapper form, and only it (older ones: only the list).
 ASCEND_PLUGIN_WRAPPER_SINCE = Version(1, 3, 0)
+#: ascend-device-plugin releases where its node-lock release changed (module docstring).
+ASCEND_PLUGIN_OWNER_CHECK_SINCE = Version(1, 1, 0)
+ASCEND_PLUGIN_ALWAYS_OWNER_CHECK_SINCE = Version(1, 3, 0)
+ASCEND_PLUGIN_RELEASES_BARE_LOCK_SINCE = Version(1, 4, 0)
 #: volcano-sh/devices' only release; everything after it (`--gpu-strategy`, the node-lock release) is on master.
 GPUSHARE_PLUGIN_RELEASE = Version(1, 0, 0)
 #: The MindCluster release Volcano's vNPU guide installs (Ascend/mind-cluster tag v7.2.RC1).
@@ -205,6 +301,52 @@ def ascend_plugin_reads_wrapper(tag: str) -> bool | None:
     return version.core >= ASCEND_PLUGIN_WRAPPER_SINCE.core
 
 
+class LockRelease(str, enum.Enum):
+    """When an ascend-device-plugin build deletes a node lock holding only a time (Volcano's)."""
+
+    ALWAYS = "always"  # when the allocation ends, either way
+    ON_SUCCESS = "on success"  # after a successful allocation; a failed one leaves it for 5 minutes
+    NEVER = "never"  # only a lock naming the pod, which Volcano's never does
+
+
+def ascend_plugin_lock_release(tag: str) -> LockRelease | None:
+    """How an ascend-device-plugin image tag releases Volcano's node lock; None when the tag says nothing."""
+    version = _tag_version(tag)
+    if version is None:
+        return LockRelease.ALWAYS if tag in BRANCH_TAGS else None
+    if version.core >= ASCEND_PLUGIN_RELEASES_BARE_LOCK_SINCE.core or \
+            version.core < ASCEND_PLUGIN_OWNER_CHECK_SINCE.core:
+        return LockRelease.ALWAYS
+    if version.core >= ASCEND_PLUGIN_ALWAYS_OWNER_CHECK_SINCE.core:
+        return LockRelease.NEVER
+    return LockRelease.ON_SUCCESS
+
+
+def ascend_lock_problem(tag: str, volcano: Version, volcano_text: str | None = None, *,
+                        failures: bool = False) -> str | None:
+    """Why Volcano's Ascend HAMi node lock stays behind with plugin build `tag` (with NodeLockEnable), or None.
+
+    Only a build that never releases it is a problem (VGK005); `failures` also explains a build that keeps
+    it after a failed allocation (VGN011 naming a held lock's cause). The sentence starts with the plugin
+    and tag; `volcano_text` is how the Volcano version reads in it.
+    """
+    release = ascend_plugin_lock_release(tag)
+    if not leaves_ascend_lock_to_plugin(volcano) or release in (None, LockRelease.ALWAYS) or \
+            (release is LockRelease.ON_SUCCESS and not failures):
+        return None
+    shown = volcano_text or f"Volcano {volcano}"
+    label = _LABELS[PluginRole.ASCEND_HAMI]
+    head = (f"{label} {tag} never releases the node lock hami.io/mutex.lock that {shown} takes and leaves to "
+            "the plugin (its vendored HAMi deletes only a lock naming the pod; Volcano's holds only a time)")
+    if release is LockRelease.ON_SUCCESS:
+        head = (f"{label} {tag} releases the node lock hami.io/mutex.lock that {shown} takes only after a "
+                "successful allocation (its vendored HAMi deletes a lock without the pod's name only then)")
+        return (f"{head}: with deviceshare.NodeLockEnable a failed allocation keeps the node locked for 5 minutes; "
+                f"use v{ASCEND_PLUGIN_RELEASES_BARE_LOCK_SINCE} or newer")
+    return (f"{head}: with deviceshare.NodeLockEnable each Ascend node takes about one allocation per 5 minutes; "
+            f"use v{ASCEND_PLUGIN_RELEASES_BARE_LOCK_SINCE} or newer")
+
+
 def gpushare_plugin_has_strategy(tag: str) -> bool | None:
     """Whether a volcano-device-plugin tag has `--gpu-strategy` (gpu-number support); None when unknown."""
     version = _tag_version(tag)
@@ -233,13 +375,15 @@ def recommended_plugin(role: PluginRole, volcano: Version) -> PluginRelease:
                          "if it differs (--device-plugin-version vnpu-mindcluster=V)")
 
 
-def plugin_problem(role: PluginRole, tag: str, volcano: Version, volcano_text: str | None = None) -> str | None:
+def plugin_problem(role: PluginRole, tag: str, volcano: Version, volcano_text: str | None = None, *,
+                   node_lock: bool = True) -> str | None:
     """Why plugin build `tag` does not work with `volcano` in `role`, or None when it does (or is unknown).
 
     The sentence names the plugin and tag; `volcano_text` is how the Volcano version reads in it (default
     "Volcano <version>"). For the Ascend HAMi plugin the verdict assumes Volcano and the plugin read one
     device ConfigMap in the form Volcano prefers (what install writes); the doctor checks forms per
-    ConfigMap instead (VGM003).
+    ConfigMap instead (VGM003). `node_lock` False says `deviceshare.NodeLockEnable` is known to be off,
+    which makes a plugin that never releases Volcano's node lock harmless; unknown counts as on.
     """
     label, shown = _LABELS[role], volcano_text or f"Volcano {volcano}"
     if role is PluginRole.VGPU:
@@ -250,17 +394,18 @@ def plugin_problem(role: PluginRole, tag: str, volcano: Version, volcano_text: s
         if generation is VgpuPluginGeneration.MAIN and requires_handshake(volcano):
             built = " (taken to be a build from main)" if tag in BRANCH_TAGS else ""
             return (f"{label} {tag}{built} no longer writes volcano.sh/node-vgpu-handshake; {shown} requires it "
-                    "and ignores every vGPU node: use plugin v1.10.0–v1.12.0, or Volcano 1.14.3+ / 1.15.1+")
+                    "and ignores every vGPU node: use plugin v1.10.0–v1.12.0, or Volcano "
+                    f"{HANDSHAKE_REMOVED.describe()}")
         return None
     if role is PluginRole.ASCEND_HAMI:
         wrapper = ascend_plugin_reads_wrapper(tag)
         if wrapper is True and not accepts_vnpus_wrapper(volcano):
             return (f"{label} {tag} reads only the vnpus wrapper form, which {shown} cannot read (it needs the list "
-                    "form): use v1.2.0 or upgrade Volcano to v1.14.4+ / v1.15.1+")
+                    f"form): use v1.2.0 or upgrade Volcano to {VNPUS_WRAPPER.describe()}")
         if wrapper is False and accepts_vnpus_wrapper(volcano):
             return (f"{label} {tag} reads only the vnpus list form; vgpuctl writes the wrapper form for {shown}: "
-                    f"use v{ASCEND_PLUGIN_WRAPPER_SINCE} or newer")
-        return None
+                    f"use {recommended_plugin(role, volcano).tag} or newer")
+        return ascend_lock_problem(tag, volcano, volcano_text) if node_lock else None
     if role is PluginRole.GPUNUMBER and gpushare_plugin_has_strategy(tag) is False:
         return (f"{label} {tag} predates --gpu-strategy (volcano-sh/devices#15): it registers only "
                 "volcano.sh/gpu-memory and just patches volcano.sh/gpu-number into the node status, so a pod "

@@ -26,8 +26,9 @@ def render_lint(report: LintReport, console: Console, *, show_hints: bool = True
             continue
         mark, style = (PASS_MARK, "green") if item.allowed else (SEVERITY_MARK[Severity.ERROR], "bold red")
         verdict = "allowed" if item.allowed else "denied"
-        header = Text.assemble((f"{mark} ", style), (_title(item), "bold"), (f"  {item.source}", "dim"),
-                               (f"  {verdict}", style))
+        title = _title(item)
+        header = Text.assemble((f"{mark} ", style), (title, "bold"),
+                               (f"  {item.source}" if title != item.source else "", "dim"), (f"  {verdict}", style))
         if item.patch:
             header.append(f"  (+{plural(len(item.patch), 'default')})", "dim")
         console.print(header)

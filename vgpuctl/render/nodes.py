@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from vgpuctl.core.cluster.model import DeviceState
 from vgpuctl.core.cluster.report import NodeReport
+from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.render.style import SEVERITY_MARK, SEVERITY_STYLE, plural
 
 BAR = 10
@@ -33,13 +36,27 @@ def _type(device: DeviceState) -> str:
     return device.type.removeprefix("NVIDIA-").removeprefix("NVIDIA ")
 
 
+def _counts(findings: Sequence[Finding]) -> str:
+    """`2 errors, 1 warning` (infos named only when there is nothing worse)."""
+    by = {s: sum(1 for f in findings if f.severity is s) for s in Severity}
+    shown = [plural(by[s], s.value) for s in (Severity.ERROR, Severity.WARNING) if by[s]]
+    return ", ".join(shown) or plural(by[Severity.INFO], "note")
+
+
 def render_nodes(report: NodeReport, console: Console) -> None:
     for node in report.nodes:
+        findings = report.findings_of(node)
+        worst = report.worst(node)
         families = ", ".join(f.value for f in node.families) or "no device family"
-        head = Text.assemble((node.name, "bold"), (f"  {families}", "cyan"))
+        head = Text()
+        if worst is not None:  # a flagged node is marked where the eye lands first
+            head.append(f"{SEVERITY_MARK[worst]} ", SEVERITY_STYLE[worst])
+        head.append_text(Text.assemble((node.name, "bold"), (f"  {families}", "cyan")))
         if node.mode:
             head.append(f" · mode {node.mode}")
         head.append(f" · {plural(len(node.devices), 'device')}", "dim")
+        if worst is not None:
+            head.append(f" · {_counts(findings)}", SEVERITY_STYLE[worst])
         console.print(head)
         if node.devices:
             table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1))
@@ -54,7 +71,7 @@ def render_nodes(report: NodeReport, console: Console) -> None:
                               bar(d.memory_used, d.memory_total), bar(d.cores_used, d.cores_total),
                               bar(d.slots_used, d.slots_total), pods)
             console.print(table)
-        for finding in node.findings:
+        for finding in findings:
             console.print(Text.assemble(("  "), (f"{SEVERITY_MARK[finding.severity]} {finding.code}",
                                                   SEVERITY_STYLE[finding.severity]), ("  "), (finding.message)))
         console.print()

@@ -28,7 +28,7 @@ from werkzeug.sansio.utils import get_content_length
 
 from vgpuctl.core.clusterview import ClusterView
 from vgpuctl.core.deviceconfig import DeviceConfig
-from vgpuctl.core.facts import ClusterFacts
+from vgpuctl.core.facts import BUILTIN_DEVICE_CONFIG_SUMMARY, ClusterFacts
 from vgpuctl.core.findings import Finding
 from vgpuctl.core.podrules import Review, review
 from vgpuctl.webhook.cluster import ClusterState, fits_now, no_room_finding
@@ -108,6 +108,9 @@ class WebhookState:
                 interval=settings.config_check_interval,
                 on_reload=self._count_reload,
             )
+        else:  # once per serving process: the rules judge every review against the same built-in config
+            log.info("no device config mounted: judging against Volcano's built-in device config (%s)",
+                     BUILTIN_DEVICE_CONFIG_SUMMARY)
         self.certificate: CertificateMonitor | None = None
         if settings.cert_file and settings.key_file:
             self.certificate = CertificateMonitor(settings.cert_file, settings.key_file,

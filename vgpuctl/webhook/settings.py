@@ -27,7 +27,7 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
-    device_config_path: str | None = None
+    device_config_path: str | None = None  # None: the rules judge against Volcano's built-in device config
     scheduler_names: tuple[str, ...] = spec.DEFAULT_SCHEDULER_NAMES
     volcano_version: Version | None = None
     privileged_severity: Severity = Severity.ERROR

@@ -88,6 +88,25 @@ def test_vgc006_weight(weight: str | None, fragment: str) -> None:
     assert finding.severity.value == "warning" and fragment in finding.message
 
 
+@pytest.mark.parametrize(("enable", "weight", "fragment"), [
+    ('"yes"', '"10"', "quoted"), ('"yes"', "10.0", "not an integer"), ("false", '"10"', "quoted")])
+def test_vgc006_type_error_is_reported_whatever_the_enable_flags_say(enable: str, weight: str,
+                                                                     fragment: str) -> None:
+    """Both mistakes in one round trip: an unreadable `VGPUEnable` (VGC005) leaves no family on, yet
+    the weight Volcano's GetInt ignores (volcano-sh/volcano `pkg/scheduler/framework/arguments.go`) is
+    still reported."""
+    args = f"deviceshare.VGPUEnable: {enable}\ndeviceshare.ScheduleWeight: {weight}"
+    report = doctor(cluster(scheduler_cm(conf_with(args)), vgpu_node("n1")))
+    (finding,) = found(report, "VGC006")
+    assert fragment in finding.message and "deviceshare.ScheduleWeight" in finding.message
+    if enable == '"yes"':
+        assert found(report, "VGC005")
+
+
+def test_vgc006_absent_weight_needs_a_family_on() -> None:
+    assert found(doctor(cluster(scheduler_cm(conf_with('deviceshare.VGPUEnable: "yes"')))), "VGC006") == []
+
+
 def test_vgc007_policy_is_case_sensitive() -> None:
     args = "deviceshare.VGPUEnable: true\ndeviceshare.ScheduleWeight: 1\ndeviceshare.SchedulePolicy: Binpack"
     assert "'Binpack'" in found(doctor(cluster(scheduler_cm(conf_with(args)))), "VGC007")[0].message

@@ -13,7 +13,7 @@ from vgpuctl.core.facts import AscendDevice, AscendNode, ClusterFacts
 from vgpuctl.core.podrules import review
 from vgpuctl.core.versions import parse_version
 
-from .conftest import ERROR, INFO, codes, container, find, only, pod
+from .conftest import ERROR, INFO, WARNING, codes, container, find, only, pod
 from .families import B3, B3_CORE, B3_MEM, HAMI_CORE, P310, P310_MEM, ascend_config
 
 CONFIG = ClusterFacts(device_config=ascend_config())
@@ -28,6 +28,11 @@ def facts(**kw: Any) -> ClusterFacts:
 
 
 def npu_pod(limits: dict[str, Any], annotations: dict[str, str] | None = None, **kw: Any) -> dict[str, Any]:
+    """An Ascend pod with `runtimeClassName: ascend`, as ascend-device-plugin's docs/volcano.md writes them
+    (VGH010 has its own tests below); `runtimeClassName=None` leaves it out."""
+    kw.setdefault("runtimeClassName", "ascend")
+    if kw["runtimeClassName"] is None:
+        del kw["runtimeClassName"]
     return pod(container("npu", limits=limits), annotations=annotations, **kw)
 
 
@@ -243,8 +248,16 @@ def test_vgh009_no_memory_or_above_every_template_is_a_whole_card(limits: dict[s
     assert "1 whole Ascend310P card (21527 MiB each)" in f.message
 
 
-def test_vgh009_not_reported_without_a_device_config() -> None:
-    assert review(npu_pod({P310: 1, P310_MEM: 3000})).findings == ()
+def test_vgh009_without_a_device_config_judges_the_builtin_310p_entry() -> None:
+    """Issue 15 §1: with no device config given, the rules judge against Volcano's built-in config
+    (volcano-sh/volcano `pkg/scheduler/api/devices/config/config.go` GetDefaultDevicesConfig), whose one
+    vnpus entry is Ascend310P with vir01/vir02/vir04. This test asserted the old behaviour (no finding)."""
+    f = only(review(npu_pod({P310: 1, P310_MEM: 3000})), "VGH009")
+    assert "3000 MiB → template vir01 (3072 MiB)" in f.message
+
+
+def test_vgh009_not_reported_for_a_chip_the_builtin_config_does_not_declare() -> None:
+    assert review(npu_pod({B3: 1, B3_MEM: 3000})).findings == ()
 
 
 def test_vgh002_default_never_adds_an_undeclared_resource() -> None:
@@ -252,3 +265,65 @@ def test_vgh002_default_never_adds_an_undeclared_resource() -> None:
     result = review(pod(container("c", limits={"huawei.com/Ascend999-memory": 100})), facts)
     assert not any(op["path"].endswith("Ascend999") for op in result.patch)
     assert [f.code for f in result.findings if f.code.startswith("VGH")] == ["VGH008"]
+
+
+# ---- VGH010 ----------------------------------------------------------------------------------------
+# Evidence (Project-HAMi/ascend-device-plugin): `ascend-runtimeclass.yaml` (RuntimeClass `ascend`, handler
+# `ascend`) first appears at tag v1.3.0 (absent at v1.2.0); `docs/volcano.md` at v1.4.0 says
+# "`runtimeClassName: ascend` ... is required for all Ascend Pods regardless of slicing mode"; the plugin's
+# Allocate (`internal/server/allocate.go`, v1.4.0) answers only ASCEND_VISIBLE_DEVICES (and hami-core
+# mounts), no device nodes, so the NPU reaches the container through the Ascend runtime alone.
+
+
+def plugin_facts(*tags: str) -> ClusterFacts:
+    return facts(ascend_plugin_tags=tags)
+
+
+def test_vgh010_warns_when_a_plugin_that_requires_the_runtime_class_runs() -> None:
+    f = only(review(npu_pod({P310: 1, P310_MEM: 4096}, runtimeClassName=None), plugin_facts("v1.4.0")), "VGH010")
+    assert f.severity is WARNING and f.subject == "spec.runtimeClassName"
+    assert "v1.4.0" in f.message and "runtimeClassName: ascend" in f.message
+
+
+@pytest.mark.parametrize("tag", ["v1.3.0", "latest"])
+def test_vgh010_warns_from_v1_3_0_and_for_branch_builds(tag: str) -> None:
+    assert only(review(npu_pod({B3: 1}, runtimeClassName=None), plugin_facts(tag)), "VGH010").severity is WARNING
+
+
+def test_vgh010_is_info_without_plugin_facts() -> None:
+    """Plain `lint` and the webhook without cluster facts cannot know the plugin release: say it, at info."""
+    for judged in (CONFIG, ClusterFacts(), plugin_facts(), plugin_facts("custom-build")):
+        f = only(review(npu_pod({B3: 1}, runtimeClassName=None), judged), "VGH010")
+        assert f.severity is INFO and "v1.3.0" in f.message
+
+
+def test_vgh010_silent_when_only_plugins_older_than_the_runtime_class_run() -> None:
+    """v1.2.0 ships no RuntimeClass: its users run the Ascend runtime as the node's default runtime."""
+    assert find(review(npu_pod({B3: 1}, runtimeClassName=None), plugin_facts("v1.2.0")), "VGH010") == []
+    mixed = plugin_facts("v1.2.0", "v1.4.0")
+    assert only(review(npu_pod({B3: 1}, runtimeClassName=None), mixed), "VGH010").severity is WARNING
+
+
+@pytest.mark.parametrize("name", ["ascend", "ascend-runtime"])
+def test_vgh010_any_runtime_class_name_counts(name: str) -> None:
+    """Another name than `ascend` is not reported: the RuntimeClass name is the operator's choice —
+    ascend-device-plugin v1.4.0 `charts/ascend-device-plugin/values.yaml` has `runtimeClass.name` (default
+    `ascend`, handler `ascend`), and its v1.3.0 README has HAMi's `devices.ascend.runtimeClassName` "matching
+    the name of the RuntimeClass resource". The pod names a RuntimeClass; its handler is not visible here."""
+    assert find(review(npu_pod({B3: 1}, runtimeClassName=name), plugin_facts("v1.4.0")), "VGH010") == []
+
+
+def test_vgh010_only_for_pods_asking_for_a_declared_ascend_resource() -> None:
+    undeclared = review(npu_pod({"huawei.com/Ascend999": 1}, runtimeClassName=None), CONFIG)
+    assert find(undeclared, "VGH010") == [] and find(undeclared, "VGH008")  # VGH008 says what is wrong
+    mindcluster = pod(container("npu", limits={"huawei.com/npu-core": 1}),
+                      labels={"ring-controller.atlas": "ascend-310P"})
+    assert find(review(mindcluster, plugin_facts("v1.4.0")), "VGH010") == []
+
+
+def test_vgh010_on_a_workload_template_names_the_template() -> None:
+    from .conftest import deployment
+
+    r = review(deployment(npu_pod({B3: 1}, runtimeClassName=None)), plugin_facts("v1.4.0"))
+    f = only(r, "VGH010")
+    assert f.subject == "template/spec.runtimeClassName" and r.allowed is True

@@ -349,6 +349,21 @@ def test_vgp011_well_formed_known_uuids() -> None:
     assert find(r, "VGP011") == []
 
 
+@pytest.mark.parametrize("annotations", [{NOUSE_UUID: ""}, {USE_UUID: ""}, {USE_UUID: " , "},
+                                         {NOUSE_UUID: f"{UUID_A},"}, {USE_UUID: f" {UUID_A} ,, {UUID_B}"}])
+def test_vgp011_empty_values_and_entries_are_no_constraint(annotations: dict[str, str]) -> None:
+    """volcano-sh/volcano ed72c7c81 `pkg/scheduler/api/devices/nvidia/vgpu/utils.go` parseGPUUUIDList trims
+    each comma-separated entry and drops the empty ones; gpuUUIDFilter.enabled() is false with both lists
+    empty, so `""` on either annotation is no constraint, and a trailing comma is no entry."""
+    r = review(gpu_pod({N: 1, M: 1000}, annotations=annotations), V116)
+    assert find(r, "VGP011") == []
+
+
+def test_vgp011_empty_value_on_an_old_volcano_is_not_reported() -> None:
+    old = ClusterFacts(volcano_version=parse_version("v1.15.1"))
+    assert find(review(gpu_pod({N: 1, M: 1000}, annotations={NOUSE_UUID: ""}), old), "VGP011") == []
+
+
 # ---- VGP012 podgroup policy ----------------------------------------------------------------------------
 @pytest.mark.parametrize(("annotations", "text"), [
     ({POLICY: "pack"}, '"pack" has no effect'),
@@ -377,11 +392,41 @@ def test_vgp012_spread_inside_a_volcano_job_task() -> None:
     assert find(review(vcjob(("worker", task))), "VGP012") == []
 
 
-# ---- VGP013 several vGPU containers --------------------------------------------------------------------
-def test_vgp013_two_vgpu_containers() -> None:
-    r = review(pod(container("a", limits={N: 1, M: 1000}), container("b", limits={N: 1, M: 1000})))
+# ---- VGP013 vGPU blocks paired with the wrong container ------------------------------------------------
+# Evidence: Volcano writes one block per container with vgpu-number/vgpu-memory in its limits, skipping
+# the others (volcano-sh/volcano `pkg/scheduler/api/devices/util.go` ExtractResourceRequest, v1.16.0-alpha.1);
+# the device plugin serves one container per Allocate and pairs block i with spec.containers[i]
+# (Project-HAMi/volcano-vgpu-device-plugin v1.12.0 `pkg/util/util.go` GetNextDeviceRequest,
+# `pkg/plugin/server.go` Allocate: the cache directory `<uid>_<container name>`, CUDA_DISABLE_CONTROL).
+def test_vgp013_two_vgpu_containers_listed_first_are_served() -> None:
+    """Blocks 0 and 1 pair with spec.containers[0] and [1], which are the containers they were booked for;
+    a sidecar after them has no block and is never asked about."""
+    r = review(pod(container("a", limits={N: 1, M: 1000}), container("b", limits={N: 2, M: 1000}),
+                   container("sidecar")))
+    assert find(r, "VGP013") == []
+
+
+def test_vgp013_a_container_without_vgpu_before_one_with_vgpu() -> None:
+    """Block 1 (for "b") is paired with spec.containers[1], the sidecar: the cache directory and the
+    CUDA_DISABLE_CONTROL opt-out follow the wrong container."""
+    r = review(pod(container("a", limits={N: 1, M: 1000}), container("sidecar"), container("b", limits={N: 1})))
     f = only(r, "VGP013")
-    assert (f.severity, f.subject) == (WARNING, "spec.containers") and '("a", "b")' in f.message
+    assert (f.severity, f.subject) == (WARNING, "spec.containers")
+    assert '"sidecar" has no vGPU' in f.message and '"b"' in f.message and "spec.containers[i]" in f.message
+
+
+def test_vgp013_sidecar_first() -> None:
+    r = review(pod(container("istio-proxy"), container("trainer", limits={N: 1, M: 1000})))
+    assert '"istio-proxy" has no vGPU but is listed before vGPU container "trainer"' in only(r, "VGP013").message
+
+
+def test_vgp013_vgpu_in_an_init_container() -> None:
+    """Kubelet allocates init containers first: the plugin hands the init container the block booked for
+    the first app container (VGP007 is the error; VGP013 says which container loses its block)."""
+    r = review(pod(container("a", limits={N: 1, M: 1000}), initContainers=[container("warm", limits={N: 1})]))
+    f = only(r, "VGP013")
+    assert f.subject == "spec.initContainers[0]" and '"warm"' in f.message and 'container "a"' in f.message
+    assert find(r, "VGP007")
 
 
 def test_vgp013_one_vgpu_container_and_a_sidecar() -> None:

@@ -237,8 +237,17 @@ ENTRIES: tuple[CodeInfo, ...] = (
             allocation on the node fails (`node X has been locked within 5 minutes`). The vGPU plugin
             releases its lock after Allocate; a crash in between leaves it behind.
 
+            From Volcano 1.16 the Ascend HAMi lock is left for the ascend-device-plugin to release.
+            Plugin v1.3.0 never deletes a lock that does not name the pod, and Volcano's holds only a
+            time, so each node takes about one allocation per 5 minutes (VGK005); v1.1.0–v1.2.0 keep
+            it after a failed allocation. The finding names that cause when such a plugin runs;
+            v1.4.0 releases the lock.
+
             Evidence: V§4.8, V§12.3 N8; H§2.7, H§8 rule 21; volcano-sh/volcano
-            `pkg/scheduler/plugins/util/nodelock/nodelock.go`.
+            `pkg/scheduler/plugins/util/nodelock/nodelock.go`, commit 3347c2025
+            (`pkg/scheduler/api/devices/ascend/hami/device_info.go`); Project-HAMi/ascend-device-plugin
+            v1.3.0 and v1.4.0 `go.mod` (HAMi `pkg/util/nodelock/nodelock.go` at 61c6cbe7d480 and
+            5f0adaa7a5ba).
             """,
     ),
     CodeInfo(
@@ -480,23 +489,28 @@ ENTRIES: tuple[CodeInfo, ...] = (
         title="device plugin version incompatible with the Volcano version",
         hint=(
             "Pair the vGPU plugin v1.10.0–v1.12.0 with Volcano 1.12–1.15.0, and plugin builds after "
-            "v1.12.0 with Volcano 1.14.3+ / 1.15.1+; plugin v1.9.x works only with Volcano <= 1.11."
+            "v1.12.0 with Volcano 1.13.4+ / 1.14.3+ / 1.15.1+; plugin v1.9.x works only with Volcano <= 1.11; "
+            "use ascend-device-plugin v1.4.0 or newer with Volcano 1.16."
         ),
         doc="""
             | vGPU plugin | works with Volcano | why |
             |---|---|---|
             | v1.9.x | <= 1.11 | writes 5-field entries; 1.12+ drops the node (VGN002) |
-            | v1.10.0–v1.12.0 | 1.12 – 1.15.0, also 1.14.3+ / 1.15.1+ | writes the handshake |
-            | after v1.12.0 | 1.14.3+, 1.15.1+ | no handshake; older Volcano ignores every node |
+            | v1.10.0–v1.12.0 | 1.12 – 1.15.0, also 1.13.4+ / 1.14.3+ / 1.15.1+ | writes the handshake |
+            | after v1.12.0 | 1.13.4+, 1.14.3+, 1.15.1+ | no handshake; older Volcano ignores every node |
 
-            Volcano with the handshake is 1.12.x, 1.13.x, 1.14.0–1.14.2 and 1.15.0. Versions come
-            from the image tags. The `vnpus` form accepted by each Ascend component is VGM003.
+            Volcano with the handshake is 1.12.x, 1.13.0–1.13.3 (1.13.4, not tagged yet, drops it:
+            docs/releases.md), 1.14.0–1.14.2 and 1.15.0. Versions come from the image tags; the `vnpus`
+            form each Ascend component accepts is VGM003. Volcano >= 1.16 takes the Ascend HAMi node
+            lock `hami.io/mutex.lock` holding only a time and leaves its release to the plugin:
+            ascend-device-plugin v1.3.0 deletes only a lock naming the pod, so with
+            `deviceshare.NodeLockEnable` each node takes one allocation per 5 minutes; use v1.4.0+.
+            The gpushare/gpu-number plugin (volcano-sh/devices) up to v1.0.x has no gpu-number
+            strategy: every pod sees every GPU; use `latest`. No rule is known for MindCluster's plugin.
 
-            The gpushare/gpu-number plugin (volcano-sh/devices): tags up to v1.0.x have no gpu-number
-            strategy, so with `deviceshare.GPUNumberEnable` on every pod sees every GPU; use a build
-            after v1.0 (`latest`). No rule ties MindCluster plugin releases to Volcano versions.
-
-            Evidence: H§2.12, V§9.
+            Evidence: H§2.12, V§9; volcano-sh/volcano release-1.13 commit 6a514a208 and commit
+            3347c2025; Project-HAMi/ascend-device-plugin v1.3.0 / v1.4.0 `go.mod` and HAMi
+            `pkg/util/nodelock/nodelock.go` at the commits they pin.
             """,
     ),
     CodeInfo(
@@ -550,12 +564,19 @@ ENTRIES: tuple[CodeInfo, ...] = (
         ),
         doc="""
             ascend-device-plugin since v1.3.0 ships `ascend-runtimeclass.yaml` (a RuntimeClass named
-            `ascend`), and its Volcano guide requires `runtimeClassName: ascend` on every Ascend pod.
-            When the RuntimeClass does not exist, the API server rejects every pod that names it, and
-            pods that do not name it run without the NPU mounted.
+            `ascend`, handler `ascend`) and its README deploys it; from v1.4.0 its Volcano guide
+            requires `runtimeClassName: ascend` on every Ascend pod. The plugin only sets
+            `ASCEND_VISIBLE_DEVICES`; the Ascend runtime behind the handler mounts the NPU. When the
+            RuntimeClass does not exist, the API server rejects every pod that names it, and pods that
+            do not name it run without the NPU mounted.
 
-            Evidence: Project-HAMi/ascend-device-plugin `ascend-runtimeclass.yaml`, `docs/volcano.md`
-            (tag v1.4.0).
+            The doctor needs the RuntimeClasses: `vgpuctl snapshot save` and live reads list them; a
+            snapshot made with `kubectl get` must name `runtimeclasses`, otherwise the check is
+            skipped.
+
+            Evidence: Project-HAMi/ascend-device-plugin `ascend-runtimeclass.yaml` (commit 880b827,
+            first in v1.3.0), README (v1.3.0), `docs/volcano.md` and `internal/server/allocate.go`
+            (v1.4.0).
             """,
     ),
     # --- Existing pods (VGX) -----------------------------------------------------------------------
@@ -595,8 +616,15 @@ ENTRIES: tuple[CodeInfo, ...] = (
             does not register, corrupts that bookkeeping: phantom usage on one GPU, over-booking on
             another, or the wrong container cache directory (volcano issue #5532).
 
+            A malformed `vgpu-ids-new` device entry (fewer than 4 fields, a memory or cores value
+            that is not a number, a negative one) is read according to the Volcano version: before
+            1.16 a short entry panics the scheduler, a bad number reads 0 and a negative one wraps
+            to a huge usage; from 1.16 the entry is logged and skipped, so the pod's usage of that
+            GPU is not counted and the GPU can be over-subscribed.
+
             Evidence: V§4.7; H§2.8, H§7 #13, H§8 rule 24; Project-HAMi/volcano-vgpu-device-plugin
-            `pkg/util/util.go` (GetPendingPod).
+            `pkg/util/util.go` (GetPendingPod); volcano-sh/volcano commit 8b6d2c482 (first in
+            v1.16.0-alpha.0), `pkg/scheduler/api/devices/nvidia/vgpu/utils.go` (decodeContainerDevices).
             """,
     ),
     CodeInfo(

@@ -148,7 +148,10 @@ ENTRIES: tuple[CodeInfo, ...] = (
             at. With 0 the device scores are multiplied away: `SchedulePolicy` (`binpack`/`spread`)
             then only orders GPUs inside a node and never ranks nodes; for Ascend HAMi the policy is
             not even used when choosing the NPU at allocation (inferred from code), and the
-            MindCluster batch score is off too.
+            MindCluster batch score is off too. A quoted or float weight is reported whenever
+            `deviceshare` is in a tier, whatever the enable flags say (so it is not hidden behind an
+            unreadable `VGPUEnable: "yes"`, VGC005); an absent or 0 weight only once a device family
+            is on.
 
             Evidence: V§2, V§2.1, V§4.9, V§6.6, V§10 item 4, V§12.1 C5; {_DS} (NodeOrderFn);
             volcano-sh/volcano `pkg/scheduler/framework/arguments.go` (GetInt).

@@ -285,7 +285,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
         doc=f"""
             `volcano.sh/vgpu-use-gpuuuid` and `volcano.sh/vgpu-nouse-gpuuuid` exist only from Volcano
             1.16 (HEAD / v1.16-alpha); older schedulers ignore them silently. Values are
-            comma-separated UUIDs compared exactly after trimming blanks, and the deny list wins. An
+            comma-separated UUIDs compared exactly after trimming blanks, and the deny list wins.
+            Empty entries are dropped, so an empty value (`""`) or a trailing comma is no constraint
+            and is not reported. An
             allowed UUID that no node registers, or a deny list that covers every allowed UUID,
             leaves the pod Pending with `no GPU matches UUID constraints ...`.
 
@@ -294,7 +296,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             volcano.sh/vgpu-use-gpuuuid: "GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448"   # good
             ```
 
-            Evidence: V§4.1, V§4.4 (steps 3b, 3d), V§9; {_VGPU_DIR}` (gpuUUIDFilter).
+            Evidence: V§4.1, V§4.4 (steps 3b, 3d), V§9; {_VGPU_DIR}utils.go` (gpuUUIDFilter,
+            parseGPUUUIDList).
             """,
     ),
     CodeInfo(
@@ -320,23 +323,28 @@ ENTRIES: tuple[CodeInfo, ...] = (
         code="VGP013",
         severity=WARNING,
         family=VGPU,
-        title="more than one container in the pod requests vGPU",
+        title="a vGPU allocation block is paired with the wrong container",
         hint=(
-            "Put the GPU work in one container; if several need a GPU, list them first in "
-            "`spec.containers` and give each its own `volcano.sh/vgpu-number`."
+            "List the containers that request vGPU first in `spec.containers` (sidecars after them), and "
+            "request vGPU in no init container."
         ),
         doc="""
-            The allocation annotation holds one `;`-separated block per container that requests vGPU
-            (so block positions are not container indexes). The device plugin answers kubelet's
-            Allocate calls one container at a time with the next block, requires the GPU count to
-            match, and refuses a call carrying several containers (`multiple Container Requests not
-            supported`). It also maps block i to `spec.containers[i]` for the cache directory
-            (inferred from code). Pods with several vGPU containers can therefore fail with
-            `device number not matched` or get the wrong GPU.
+            Volcano writes one `;`-separated block per app container that has `vgpu-number` or
+            `vgpu-memory` in its limits, skipping the others. Kubelet sends one container per
+            Allocate call and the device plugin hands out the blocks in order, so several vGPU
+            containers get their own GPUs. But the plugin pairs the i-th block with
+            `spec.containers[i]` for the per-container cache directory
+            (`<hook>/vgpu/containers/<pod-uid>_<container>`: HAMi-core's usage, which the plugin's
+            vgpu-monitor labels with that container name) and for the `CUDA_DISABLE_CONTROL`
+            opt-out. A container without vGPU listed before one with vGPU, or vGPU in an init
+            container (allocated first, VGP007), pairs a block with the wrong container: usage is
+            attributed to it and its env decides the opt-out. Several vGPU containers listed first
+            are fine (`[trainer (vGPU), logger]`); `[istio-proxy, trainer (vGPU)]` is warned.
 
-            Evidence: V§4.7, V§11 #10, V§12.4 V14; H§2.8, H§8 rule 30a;
-            Project-HAMi/volcano-vgpu-device-plugin `pkg/plugin/server.go` (Allocate),
-            `pkg/util/util.go` (GetNextDeviceRequest).
+            Evidence: V§4.7; volcano-sh/volcano `pkg/scheduler/api/devices/util.go`
+            (ExtractResourceRequest); Project-HAMi/volcano-vgpu-device-plugin v1.12.0
+            `pkg/plugin/server.go` (Allocate), `pkg/util/util.go` (GetNextDeviceRequest),
+            `pkg/monitor/nvidia/cudevshr.go`.
             """,
     ),
     CodeInfo(
@@ -432,23 +440,32 @@ ENTRIES: tuple[CodeInfo, ...] = (
         family=VGPU,
         title="an annotation HAMi reads and Volcano ignores",
         hint=(
-            "Use the annotation Volcano reads instead (e.g. `volcano.sh/vgpu-use-gpuuuid` for "
-            "`nvidia.com/use-gpuuuid`, `volcano.sh/vgpu-mode` for `nvidia.com/vgpu-mode`), or remove it."
+            "Use the annotation Volcano reads instead (`volcano.sh/vgpu-use-gpuuuid` for "
+            "`nvidia.com/use-gpuuuid`, `volcano.sh/vgpu-nouse-gpuuuid` for `nvidia.com/nouse-gpuuuid`, "
+            "`volcano.sh/vgpu-mode` for `nvidia.com/vgpu-mode`), or remove it."
         ),
         doc=f"""
-            HAMi's own scheduler reads pod annotations such as `nvidia.com/use-gpuuuid`,
-            `nvidia.com/nouse-gpuuuid`, `nvidia.com/vgpu-mode` and `hami.io/use-<commonWord>-uuid`.
-            Volcano's deviceshare reads none of them: a pod that carries one is scheduled as if it were
-            absent, so the GPU it pins or excludes, or the mode it asks for, is silently not honoured.
-            The finding names the annotation Volcano reads for the same wish, when there is one.
-            `nvidia.com/use-gputype` and `nvidia.com/nouse-gputype` *are* read by Volcano and are not
-            reported here.
+            HAMi's own scheduler reads pod annotations that Volcano's deviceshare does not: a vGPU or
+            Ascend pod carrying one is scheduled as if it were absent, so the GPU it pins or
+            excludes, or the mode or policy it asks for, is silently not honoured. Reported, with
+            what Volcano reads for the same wish:
 
-            Evidence: {_VGPU_DIR}device_info.go`, `utils.go` (the annotations it reads);
-            {_HAMI_DIR}device_info.go`.
+            | HAMi annotation | Volcano reads |
+            |---|---|
+            | `nvidia.com/use-gpuuuid` | `volcano.sh/vgpu-use-gpuuuid` (from 1.16) |
+            | `nvidia.com/nouse-gpuuuid` | `volcano.sh/vgpu-nouse-gpuuuid` (from 1.16) |
+            | `nvidia.com/vgpu-mode` | `volcano.sh/vgpu-mode` (`hami-core` or `mig`) |
+            | `hami.io/gpu-scheduler-policy`, `hami.io/node-scheduler-policy` | `deviceshare.SchedulePolicy` |
+            | `nvidia.com/numa-bind` | nothing |
+            | `hami.io/use-<commonWord>-uuid`, `hami.io/no-use-<commonWord>-uuid` | nothing |
+
+            The scheduling policy is cluster-wide only. `nvidia.com/use-gputype` and
+            `nvidia.com/nouse-gputype` *are* read by Volcano (VGP010) and are not reported here.
+
+            Evidence: {_VGPU_DIR}type.go`, `utils.go` (checkGPUtype, newGPUUUIDFilter);
+            {_HAMI_DIR}device_info.go` (InitDevices), at volcano-sh/volcano ed72c7c81.
             """,
     ),
-    # --- gpushare / gpu-number (VGS) ---------------------------------------------------------------
     CodeInfo(
         code="VGS001",
         severity=ERROR,

@@ -91,14 +91,18 @@ def build_snapshot(
     *,
     volcano_version: Version | None = None,
     device_config: DeviceConfig | None = None,
+    kinds: frozenset[str] | None = None,
 ) -> ClusterSnapshot:
     """The model of `objects`. The device config is the one the scheduler ConfigMap among them names,
-    unless `device_config` is given (the cluster-aware webhook has its own and no ConfigMaps)."""
+    unless `device_config` is given (the cluster-aware webhook has its own and no ConfigMaps). `kinds` are
+    the kinds the snapshot listed, when known: RuntimeClasses count as collected when it names them or
+    any is present."""
     nodes: list[Mapping[str, Any]] = []
     pods: list[Mapping[str, Any]] = []
     configmaps: dict[tuple[str, str], Mapping[str, Any]] = {}
     daemonsets: list[Mapping[str, Any]] = []
     deployments: list[Mapping[str, Any]] = []
+    runtime_classes: list[Mapping[str, Any]] = []
     bound: dict[str, list[Mapping[str, Any]]] = {}  # node name → its pods that are not Succeeded/Failed
     for obj in objects:
         if not isinstance(obj, dict):
@@ -117,6 +121,8 @@ def build_snapshot(
             daemonsets.append(obj)
         elif kind == "Deployment":
             deployments.append(obj)
+        elif kind == "RuntimeClass":
+            runtime_classes.append(obj)
 
     findings: list[Finding] = []
     scheduler_conf = _scheduler_conf(configmaps, findings)
@@ -138,6 +144,7 @@ def build_snapshot(
         nodes=states, pods=pods, configmaps=configmaps, daemonsets=daemonsets, deployments=deployments,
         server_version=server_version, scheduler_conf=scheduler_conf, deviceshare=args,
         device_config=device_config, device_config_source=source, findings=findings,
+        runtime_classes=runtime_classes if runtime_classes or "RuntimeClass" in (kinds or ()) else None,
     )
 
 

@@ -2,13 +2,15 @@
 
 `lint --snapshot`, the doctor's review of existing pods and the cluster-aware webhook (node by node:
 `node_facts`, then `combine`) all take their facts from here, so a rule sees the same cluster whatever
-the entry point.
+the entry point. The device config is always the one Volcano runs on (the cluster model resolves its
+built-in config when the ConfigMap is unusable), so it counts as given.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import ClusterSnapshot, NodeState
@@ -17,20 +19,41 @@ from vgpuctl.core.findings import Severity
 from vgpuctl.core.versions import Version, VersionError, parse_version
 
 
+def _image_tags(objects: Iterable[Mapping[str, Any]], is_component: Callable[[str], bool]) -> list[str]:
+    """The tags of the container images of these workloads whose repository name (the last path element,
+    without tag or digest) `is_component`; "" for an untagged image."""
+    tags: list[str] = []
+    for obj in objects:
+        pod_spec = _mapping(_mapping(_mapping(obj.get("spec")).get("template")).get("spec"))
+        containers = pod_spec.get("containers")
+        for container in containers if isinstance(containers, list) else ():
+            image = container.get("image") if isinstance(container, dict) else None
+            if not isinstance(image, str):
+                continue
+            name, _, tag = image.split("@", 1)[0].rsplit("/", 1)[-1].partition(":")
+            if is_component(name):
+                tags.append(tag)
+    return tags
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
 def detect_volcano_version(snapshot: ClusterSnapshot) -> Version | None:
     """The Volcano version from the `vc-scheduler` image tag (Deployments), if one is visible."""
-    for deployment in snapshot.deployments:
-        template = (deployment.get("spec") or {}).get("template") or {}
-        for container in (template.get("spec") or {}).get("containers") or []:
-            image = container.get("image") if isinstance(container, dict) else None
-            if not isinstance(image, str) or "vc-scheduler" not in image.rsplit("/", 1)[-1]:
-                continue
-            tag = image.rsplit(":", 1)[-1] if ":" in image.rsplit("/", 1)[-1] else ""
-            try:
-                return parse_version(tag.split("@")[0])
-            except VersionError:
-                continue
+    for tag in _image_tags(snapshot.deployments, lambda name: "vc-scheduler" in name):
+        try:
+            return parse_version(tag)
+        except VersionError:
+            continue
     return None
+
+
+def detect_ascend_plugin_tags(snapshot: ClusterSnapshot) -> tuple[str, ...]:
+    """The image tags of the Project-HAMi ascend-device-plugin DaemonSets (the HAMi-mode plugin; MindCluster's
+    is `ascend-k8sdeviceplugin`), in snapshot order; `ClusterFacts.ascend_runtimeclass_required` reads them."""
+    return tuple(_image_tags(snapshot.daemonsets, lambda name: name == "ascend-device-plugin"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,5 +123,6 @@ def facts_from_snapshot(
     factor = snapshot.device_config.nvidia.memory_factor
     base = ClusterFacts(device_config=snapshot.device_config,
                         volcano_version=volcano_version or detect_volcano_version(snapshot),
-                        scheduler_names=scheduler_names, privileged_severity=privileged_severity)
+                        scheduler_names=scheduler_names, privileged_severity=privileged_severity,
+                        ascend_plugin_tags=detect_ascend_plugin_tags(snapshot))
     return combine((node_facts(node, factor) for node in snapshot.nodes), base)

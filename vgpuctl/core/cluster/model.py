@@ -9,7 +9,7 @@ Succeeded/Failed (SPEC §3, `nodes`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -160,12 +160,13 @@ class NodeState:
         version = _m(_m(self.obj.get("status")).get("nodeInfo")).get("kubeletVersion")
         return version if isinstance(version, str) else None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, findings: Iterable[Finding] | None = None) -> dict[str, Any]:
+        """The node in the NodeReport; `findings` replaces the decode's own (the report passes the doctor's)."""
         return {
             "name": self.name,
             "families": [f.value for f in self.families],
             "mode": self.mode,
-            "findings": [f.to_dict() for f in self.findings],
+            "findings": [f.to_dict() for f in (self.findings if findings is None else findings)],
             "devices": [d.to_dict() for d in self.devices],
         }
 
@@ -207,6 +208,8 @@ class ClusterSnapshot:
     device_config: DeviceConfig  # what Volcano runs on (its built-in defaults when the ConfigMap is unusable)
     device_config_source: str  # "configmap ns/name" or "built-in defaults (…why…)"
     findings: list[Finding] = field(default_factory=list)  # cluster-level problems met while building
+    # None when the snapshot did not collect RuntimeClasses (a plain kubectl file): absence means nothing then
+    runtime_classes: list[Mapping[str, Any]] | None = None
 
     def node(self, name: str) -> NodeState | None:
         return next((n for n in self.nodes if n.name == name), None)

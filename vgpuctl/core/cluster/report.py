@@ -1,12 +1,18 @@
-"""The `nodes` report: which nodes to show, and the NodeReport document (SPEC §3)."""
+"""The `nodes` report: which nodes to show, and the NodeReport document (SPEC §3).
+
+A node's findings are the doctor's: `vgpuctl.core.doctor.judge_nodes` runs the doctor's node-judging
+checks once over the snapshot (they surface the codec problems met while decoding, too) and the report
+shows each finding on the node it names, so `nodes` and `doctor` never give a node two verdicts.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from vgpuctl.core.cluster.model import ClusterSnapshot, NodeState
-from vgpuctl.core.findings import Finding, Report
+from vgpuctl.core.findings import Finding, Report, Severity
 from vgpuctl.core.selector import Selector
 from vgpuctl.core.spec import Family
 
@@ -18,18 +24,25 @@ class NodeReport:
     nodes: list[NodeState]
     source: str
     problems: list[Finding] = field(default_factory=list)  # cluster-level (VGK001 read problems, VGC001…)
-    missing: list[str] = field(default_factory=list)  # names asked for that are not in the cluster
+    verdicts: Mapping[str, Sequence[Finding]] = field(default_factory=dict)  # node name → the doctor's findings
+
+    def findings_of(self, node: NodeState) -> Sequence[Finding]:
+        return self.verdicts.get(node.name, ())
+
+    def worst(self, node: NodeState) -> Severity | None:
+        """The most severe finding on the node, None when it has none."""
+        return max((f.severity for f in self.findings_of(node)), key=lambda s: s.rank, default=None)
 
     @property
     def report(self) -> Report:
-        return Report([*self.problems, *(f for n in self.nodes for f in n.findings)])
+        return Report([*self.problems, *(f for n in self.nodes for f in self.findings_of(n))])
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "apiVersion": API_VERSION,
             "kind": "NodeReport",
             "source": self.source,
-            "nodes": [n.to_dict() for n in self.nodes],
+            "nodes": [n.to_dict(self.findings_of(n)) for n in self.nodes],
             "findings": [f.to_dict() for f in self.problems],
         }
 
@@ -41,8 +54,13 @@ def select_nodes(
     families: tuple[Family, ...] = (),
     selector: Selector | None = None,
     device_nodes_only: bool = True,
+    flagged: Collection[str] = frozenset(),
 ) -> tuple[list[NodeState], list[str]]:
-    """Nodes matching every filter, sorted by name; plus the asked-for names that do not exist."""
+    """Nodes matching every filter, sorted by name; plus the asked-for names that do not exist.
+
+    Without names, a node with no device family is shown only when it is in `flagged` (names of the nodes
+    with findings): a plain CPU node has nothing to show, a flagged one must never look fine by its absence.
+    """
     wanted = set(names)
     chosen = []
     for node in snapshot.nodes:
@@ -52,7 +70,7 @@ def select_nodes(
             continue
         if selector is not None and not selector.matches(node.labels):
             continue
-        if device_nodes_only and not wanted and not node.families and not node.findings:
+        if device_nodes_only and not wanted and not node.families and node.name not in flagged:
             continue  # a plain CPU node has nothing to show unless named
         chosen.append(node)
     present = {n.name for n in snapshot.nodes}

@@ -5,8 +5,10 @@
 request vGPU get an entry, so positions are not container indexes. `<id>` is the GPU UUID, or for MIG
 `<uuid>[<group>-<position>]` (`encodeMIGID`). Volcano's reading:
 
-- a device piece with a `,` but fewer than 4 fields is indexed unchecked: the scheduler panics;
-- memory and cores through `ParseInt(…, 10, 32)`: an error reads 0;
+- before 1.16, a device piece with a `,` but fewer than 4 fields is indexed unchecked: the scheduler panics;
+  memory and cores go through `ParseInt(…, 10, 32)`: an error reads 0, a negative value wraps as a uint;
+- from 1.16 (8b6d2c482) such a piece, or one whose memory or cores `ParseUint(…, 10, 32)` rejects, is logged
+  and skipped (`decode_vgpu_ids(…, skips_bad_entries=True)`);
 - the GPU is found with `strings.Contains(id, gpuUUID)`;
 - on a MIG node `decodeMIGID` takes the text between the first `[` and the first `]`, splits it on `-`
   and needs exactly two parts with an integer position; anything else (a group name containing `-`)
@@ -124,8 +126,14 @@ def _mig_problem(code: str, device_id: str, why: str) -> CodecProblem:
     )
 
 
-def decode_vgpu_ids(value: object) -> VgpuPodAllocation:
-    """Decode `volcano.sh/vgpu-ids-new` (or `devices-to-allocate`); never raises. `None`/"" → no containers."""
+def decode_vgpu_ids(value: object, *, skips_bad_entries: bool = False) -> VgpuPodAllocation:
+    """Decode `volcano.sh/vgpu-ids-new` (or `devices-to-allocate`); never raises. `None`/"" → no containers.
+
+    `skips_bad_entries`: read it as Volcano ≥ 1.16 does (volcano-sh/volcano 8b6d2c482, `decodeContainerDevices`):
+    a device with fewer than 4 fields, or whose memory or cores `ParseUint(…, 10, 32)` rejects, is logged and
+    skipped, so its usage is never counted. Without it, the older reading: a short device panics the
+    scheduler, a bad number reads 0 and a negative one wraps.
+    """
     if value is None:
         return VgpuPodAllocation((), ())
     if not isinstance(value, str):
@@ -138,14 +146,19 @@ def decode_vgpu_ids(value: object) -> VgpuPodAllocation:
         devices: list[DeviceAllocation] = []
         for piece, items in device_pieces(c_no, block, VGX002, problems):
             if len(items) < 4:
-                problems.append(
-                    CodecProblem(
-                        VGX002,
-                        f"container {c_no}: device {quote(piece)} has {len(items)} fields, not 4; Volcano indexes "
-                        "them unchecked and the scheduler panics (index out of range)",
-                    )
-                )
+                outcome = (_SKIPPED if skips_bad_entries
+                           else "Volcano indexes them unchecked and the scheduler panics (index out of range)")
+                problems.append(CodecProblem(
+                    VGX002, f"container {c_no}: device {quote(piece)} has {len(items)} fields, not 4; {outcome}"))
                 continue
+            if skips_bad_entries:
+                bad = [f"{name} {quote(raw)}" for name, raw in (("memory", items[2]), ("cores", items[3]))
+                       if not (raw.isascii() and raw.isdigit() and int(raw) < 2**32)]
+                if bad:
+                    problems.append(CodecProblem(
+                        VGX002, f"container {c_no}: device {quote(piece)}: {' and '.join(bad)} "
+                                f"{'is' if len(bad) == 1 else 'are'} not an unsigned 32-bit number; {_SKIPPED}"))
+                    continue
             if len(items) > 4:
                 problems.append(
                     CodecProblem(
@@ -161,11 +174,19 @@ def decode_vgpu_ids(value: object) -> VgpuPodAllocation:
                         f"container {c_no}: device {quote(piece)} has an empty id; Volcano books it on every GPU",
                     )
                 )
-            memory = _int32(c_no, piece, "memory", items[2], problems)
-            cores = _int32(c_no, piece, "cores", items[3], problems)
+            if skips_bad_entries:  # both checked above as Volcano ≥ 1.16 reads them (uint32)
+                memory, cores = int(items[2]), int(items[3])
+            else:
+                memory = _int32(c_no, piece, "memory", items[2], problems)
+                cores = _int32(c_no, piece, "cores", items[3], problems)
             devices.append(DeviceAllocation(parsed.uuid, parsed.mig, memory, cores, items[1]))
         containers.append(tuple(devices))
     return VgpuPodAllocation(tuple(containers), tuple(problems))
+
+
+# What Volcano ≥ 1.16 does with a malformed device entry (`decodeContainerDevices`, 8b6d2c482).
+_SKIPPED = ("Volcano logs and skips it, so this pod's usage of that GPU is not counted and the GPU can be "
+            "over-subscribed")
 
 
 def _int32(c_no: int, piece: str, name: str, raw: str, problems: list[CodecProblem]) -> int:

@@ -11,7 +11,7 @@ hides the rest of the report.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -37,6 +37,7 @@ class Category(str, enum.Enum):
 
 
 CATEGORY_ORDER = {c: i for i, c in enumerate(Category)}
+NODE_PREFIX = "node/"
 
 
 class Status(str, enum.Enum):
@@ -46,17 +47,38 @@ class Status(str, enum.Enum):
     SKIP = "skip"
 
 
-@dataclass
 class DoctorContext:
-    snapshot: ClusterSnapshot
-    facts: ClusterFacts
-    volcano_version: Version | None  # the version rules use (detected, given, or None when unknown)
-    version_source: str  # "--volcano-version", "image volcanosh/vc-scheduler:v1.15.1", "unknown"
-    now: datetime
-    source: str = "snapshot"  # "live" | "snapshot" | "node"
-    unreadable: frozenset[str] = frozenset()  # resources whose list failed ("nodes", "pods", "configmaps", …)
-    read_problems: tuple[Finding, ...] = ()
-    host: Any = None  # node-local observations for `doctor --node` (vgpuctl.core.host.HostFacts)
+    """What every check reads. `facts` (the pod rules' view of the cluster, which only some checks need)
+    may be given as a function: it is then computed the first time a check reads it, so running only the
+    node checks (`vgpuctl nodes`) does not pay for aggregating them."""
+
+    def __init__(
+        self,
+        snapshot: ClusterSnapshot,
+        facts: ClusterFacts | Callable[[], ClusterFacts],
+        volcano_version: Version | None,  # the version rules use (detected, given, or None when unknown)
+        version_source: str,  # "--volcano-version", "image volcanosh/vc-scheduler:v1.15.1", "unknown"
+        now: datetime,
+        source: str = "snapshot",  # "live" | "snapshot" | "node"
+        unreadable: frozenset[str] = frozenset(),  # resources whose list failed ("nodes", "pods", …)
+        read_problems: tuple[Finding, ...] = (),
+        host: Any = None,  # node-local observations for `doctor --node` (vgpuctl.core.host.HostFacts)
+    ) -> None:
+        self.snapshot = snapshot
+        self._facts = facts
+        self.volcano_version = volcano_version
+        self.version_source = version_source
+        self.now = now
+        self.source = source
+        self.unreadable = unreadable
+        self.read_problems = read_problems
+        self.host = host
+
+    @property
+    def facts(self) -> ClusterFacts:
+        if not isinstance(self._facts, ClusterFacts):
+            self._facts = self._facts()
+        return self._facts
 
 
 CheckFn = Callable[[DoctorContext], Iterable[Finding]]
@@ -76,6 +98,7 @@ class Check:
     needs: tuple[str, ...] = ()  # check ids that must not have failed
     reads: tuple[str, ...] = ()  # resources it reads; an unreadable one skips it (VGK001)
     sources: tuple[str, ...] = ("live", "snapshot")  # where it applies
+    judges_nodes: bool = False  # its findings are about single nodes (`node/<name>`): `nodes` runs it too
 
 
 REGISTRY: dict[str, Check] = {}
@@ -90,13 +113,21 @@ def check(
     needs: tuple[str, ...] = (),
     reads: tuple[str, ...] = (),
     sources: tuple[str, ...] = ("live", "snapshot"),
+    judges_nodes: bool | None = None,
 ) -> Callable[[CheckFn], CheckFn]:
-    """Register a check. Ids are stable (`<category>.<what>`); a duplicate id is a programming error."""
+    """Register a check. Ids are stable (`<category>.<what>`); a duplicate id is a programming error.
+
+    `judges_nodes` (default: the check is in the nodes category) marks a check whose findings name single
+    nodes (subject `node/<name>`): `vgpuctl nodes` runs exactly these checks and shows each finding on its
+    node, so the two commands give a node the same verdict. Such a check judges each node on its own (with
+    the cluster-wide objects: pods, DaemonSets, configs), so `nodes NAME` runs it over the named nodes only.
+    """
+    on_nodes = category is Category.NODES if judges_nodes is None else judges_nodes
 
     def register(fn: CheckFn) -> CheckFn:
         if id in REGISTRY:
             raise ValueError(f"doctor check {id!r} registered twice")
-        REGISTRY[id] = Check(id, category, code, description, fn, needs, reads, sources)
+        REGISTRY[id] = Check(id, category, code, description, fn, needs, reads, sources, on_nodes)
         return fn
 
     return register
@@ -114,12 +145,34 @@ class CheckResult:
                 "description": self.check.description, "status": self.status.value, "reason": self.reason}
 
 
-def _status(findings: list[Finding]) -> Status:
+def status_of(findings: list[Finding]) -> Status:
     if any(f.severity is Severity.ERROR for f in findings):
         return Status.FAIL
     if any(f.severity is Severity.WARNING for f in findings):
         return Status.WARN
     return Status.PASS
+
+
+def node_checks(registry: Mapping[str, Check]) -> tuple[list[Check], frozenset[str]]:
+    """The checks `vgpuctl nodes` runs: those that judge nodes, plus every check they depend on (so a
+    dependency that fails skips them exactly as in the doctor); and the ids of the node-judging ones."""
+    judging = frozenset(c.id for c in registry.values() if c.judges_nodes)
+    wanted: set[str] = set()
+    todo = list(judging)
+    while todo:
+        check_id = todo.pop()
+        if check_id not in wanted and check_id in registry:
+            wanted.add(check_id)
+            todo.extend(registry[check_id].needs)
+    return [c for c in registry.values() if c.id in wanted], judging
+
+
+def node_of(subject: str) -> str | None:
+    """The node a finding's subject names (`node/<name>`, optionally with a `:path` after it), else None."""
+    if not subject.startswith(NODE_PREFIX):
+        return None
+    name = subject[len(NODE_PREFIX):].split(":", 1)[0]
+    return name or None
 
 
 def run_checks(ctx: DoctorContext, checks: Iterable[Check]) -> list[CheckResult]:
@@ -144,6 +197,6 @@ def run_checks(ctx: DoctorContext, checks: Iterable[Check]) -> list[CheckResult]
             except Exception as exc:  # a bug in one check must not hide the others
                 result = CheckResult(c, Status.FAIL, f"internal error in this check: {type(exc).__name__}: {exc}")
             else:
-                result = CheckResult(c, _status(findings), "", findings)
+                result = CheckResult(c, status_of(findings), "", findings)
         results[c.id] = result
     return list(results.values())

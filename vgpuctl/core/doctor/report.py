@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from vgpuctl.core.doctor.framework import CheckResult, Status
+from vgpuctl.core.doctor.framework import CheckResult, Status, node_of
 from vgpuctl.core.findings import ExitStatus, Finding, Report, Severity
 
 API_VERSION = "vgpuctl.io/v1alpha1"
@@ -54,6 +54,21 @@ def group_findings(items: Iterable[tuple[str, Finding]], *, group: bool = True) 
         index[key] = len(out)
         out.append(DoctorFinding(f, category, (f.subject,)))
     return out
+
+
+def findings_by_node(results: Iterable[CheckResult]) -> dict[str, list[Finding]]:
+    """Each finding that names a node (`node/<name>`), filed under that node, in check order.
+
+    Findings are one per subject before grouping, so this is per-node attribution whatever grouping the
+    report later applies; the same finding twice on one node is kept once.
+    """
+    out: dict[str, dict[Finding, None]] = {}
+    for result in results:
+        for f in result.findings:
+            name = node_of(f.subject)
+            if name is not None:
+                out.setdefault(name, {})[f] = None
+    return {name: list(found) for name, found in out.items()}
 
 
 @dataclass

@@ -13,6 +13,7 @@ from typing import Any
 from vgpuctl.core.deviceconfig import (
     DeviceConfig,
     VnpuConfig,
+    VnpuTrim,
     mig_fit_in_geometry,
     mig_request_mib,
     trim_vnpu_memory,
@@ -111,24 +112,40 @@ def explain_vnpu(config: DeviceConfig, chip: str, memory: int, count: int = 1) -
     result: dict[str, Any] = {"commonWord": vnpu.common_word, "memory": trim.memory,
                               "template": trim.template.name if trim.template else None}
     if trim.memory == 0:
-        smallest = vnpu.templates[0].name if vnpu.templates else "none"
         steps.append(f"{memory} MiB > memoryCapacity {vnpu.memory_capacity}: Volcano trims it to 0")
-        return Explanation("vnpu", vnpu.common_word, asked, False,
-                           f"{memory} MiB exceeds memoryCapacity {vnpu.memory_capacity}: Volcano would silently hand "
-                           f"out the smallest template ({smallest}) instead (VGH003)", tuple(steps), result)
-    if trim.template is not None:
+    elif trim.template is not None:
         steps.append(f"rounded up to the first template with memory ≥ {memory}: {trim.template.name} "
                      f"({trim.template.memory} MiB)")
-        answer = f"{trim.template.name} ({trim.template.memory} MiB)"
     else:
         steps.append(f"larger than every template but ≤ memoryCapacity: a whole card "
                      f"(memoryAllocatable {vnpu.memory_allocatable} MiB)")
-        answer = f"a whole card ({vnpu.memory_allocatable} MiB)"
+    # Volcano checks the count first (verifyReq in volcano-sh/volcano
+    # pkg/scheduler/api/devices/ascend/hami/device_info.go): several devices need whole cards, and any
+    # other trimmed memory (a template, or the 0 of an oversized request) is refused on every node.
     if count > 1 and trim.memory != vnpu.memory_allocatable:
+        got = ("memory over memoryCapacity (trimmed to 0)" if trim.memory == 0
+               else f"a partial card, {_vnpu_answer(vnpu, trim)},")
+        steps.append(f"{count} devices requested: Volcano needs each to be a whole card (memoryAllocatable "
+                     f"{vnpu.memory_allocatable} MiB), this request books {trim.memory} MiB")
         return Explanation("vnpu", vnpu.common_word, asked, False,
-                           f"{count} devices with a partial card ({answer}) each: Volcano refuses partial memory when "
-                           "several devices are requested (VGH004); omit the memory for whole cards",
+                           f"never fits: {count} devices with {got} each; Volcano refuses partial "
+                           "memory when several devices are requested (VGH004); omit the memory for whole cards",
                            tuple(steps), result)
+    if trim.memory == 0:
+        # Placed, but not as asked: the request books no memory and the plugin is told the smallest template.
+        smallest = vnpu.templates[0].name if vnpu.templates else "none"
+        return Explanation("vnpu", vnpu.common_word, asked, False,
+                           f"{memory} MiB exceeds memoryCapacity {vnpu.memory_capacity}: Volcano still places it, but "
+                           f"books no memory and hands out the smallest template ({smallest}) instead (VGH003)",
+                           tuple(steps), result)
+    answer = _vnpu_answer(vnpu, trim)
     if count > 1:
         answer = f"{count} × {answer}"
     return Explanation("vnpu", vnpu.common_word, asked, True, answer, tuple(steps), result)
+
+
+def _vnpu_answer(vnpu: VnpuConfig, trim: VnpuTrim) -> str:
+    """What a trimmed, non-zero request gets on `vnpu`."""
+    if trim.template is not None:
+        return f"{trim.template.name} ({trim.template.memory} MiB)"
+    return f"a whole card ({vnpu.memory_allocatable} MiB)"

@@ -17,7 +17,7 @@ from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.facts import NO_FACTS, ClusterFacts
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.patch import PatchOp, add_ops
-from vgpuctl.core.podrules import ascend, defaults, gpushare, mindcluster, vgpu, workloads
+from vgpuctl.core.podrules import ascend, defaults, gpushare, hami_annotations, mindcluster, vgpu, workloads
 from vgpuctl.core.podrules.context import ASCEND, DEVICE, GPUSHARE, NPU_CORE, VGPU, VOLCANO, build_context
 from vgpuctl.core.podrules.targets import is_volcano_job, pod_targets
 
@@ -99,6 +99,8 @@ def review(
         if kinds & (VGPU | NPU_CORE | ASCEND):
             vgpu.privileged(ctx)
         annotations = ctx.annotations  # often empty: then no rule an annotation triggers is asked
+        if annotations and kinds & (VGPU | ASCEND):
+            hami_annotations.check(ctx)
         if kinds & GPUSHARE or (annotations and not _GPUSHARE_ANNOTATIONS.isdisjoint(annotations)):
             gpushare.check(ctx)
         if kinds & ASCEND or (annotations and _VNPU_MODE in annotations):

@@ -9,13 +9,16 @@ from vgpuctl.core.podrules.context import ContainerView, PodContext, show
 from vgpuctl.core.podrules.resources import AscendResource, ascend_resources, whole_number
 from vgpuctl.core.versions import has_vnpu_hami_core
 
-ERROR, INFO = Severity.ERROR, Severity.INFO
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+_RUNTIME_CLASS = "ascend"  # the RuntimeClass ascend-device-plugin ships (`ascend-runtimeclass.yaml`)
 
 
 def check(ctx: PodContext) -> None:
     per_container = [(c, ascend_resources(ctx, c)) for c in ctx.apps]
     per_container = [(c, r) for c, r in per_container if r]
     hami_core = _mode(ctx, bool(per_container))
+    if any(res.declared for _, resources in per_container for res in resources):
+        _runtime_class(ctx)
     for c, resources in per_container:
         groups: dict[str, list[AscendResource]] = {}
         for res in resources:
@@ -51,6 +54,27 @@ def _mode(ctx: PodContext, has_request: bool) -> bool:
                  f"{ctx.pod_where()}: {spec.ANN_VNPU_MODE}: hami-core but no node has "
                  f'{spec.NODE_HAMI_VNPU_CORE}: "true"; the pod fits nowhere')
     return True
+
+
+def _runtime_class(ctx: PodContext) -> None:
+    """VGH010: an Ascend HAMi pod without `runtimeClassName`. The plugin's Allocate hands the container only
+    ASCEND_VISIBLE_DEVICES; the Ascend container runtime (RuntimeClass `ascend`, shipped since plugin v1.3.0)
+    mounts the NPU from it. Any name counts as set: the plugin's chart lets the RuntimeClass be renamed."""
+    if ctx.target.spec.get("runtimeClassName"):
+        return
+    required = ctx.facts.ascend_runtimeclass_required
+    if required is False:
+        return  # only plugins older than the RuntimeClass run: they expect the Ascend runtime as the default
+    subject, where = "spec.runtimeClassName", ctx.pod_where()
+    if required:
+        tags = ", ".join(t for t in ctx.facts.ascend_plugin_tags or () if t)
+        ctx.emit("VGH010", WARNING, subject,
+                 f"{where}: no runtimeClassName; the ascend-device-plugin in use ({tags}) requires "
+                 f"runtimeClassName: {_RUNTIME_CLASS} on every Ascend pod, else the container gets no NPU device")
+    else:
+        ctx.emit("VGH010", INFO, subject,
+                 f"{where}: no runtimeClassName; ascend-device-plugin v1.3.0 and later require "
+                 f"runtimeClassName: {_RUNTIME_CLASS} on every Ascend pod (set it unless your plugin is older)")
 
 
 def _request(ctx: PodContext, c: ContainerView, group: list[AscendResource], hami_core: bool) -> None:

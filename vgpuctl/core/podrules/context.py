@@ -16,7 +16,7 @@ from typing import Any
 from vgpuctl.core import spec
 from vgpuctl.core.catalogue import HINTS
 from vgpuctl.core.deviceconfig import DeviceConfig, VnpuConfig
-from vgpuctl.core.facts import ClusterFacts
+from vgpuctl.core.facts import ClusterFacts, volcano_device_config
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.memo import store
 from vgpuctl.core.patch import Pointer
@@ -88,7 +88,7 @@ class ContainerView:
 
 @dataclass(frozen=True, slots=True)
 class ResourceNames:
-    """The resource names that mean something under a given device config (or its absence)."""
+    """The resource names that mean something under the device config Volcano runs on."""
 
     vgpu_count: str
     vgpu_memory: str
@@ -96,7 +96,11 @@ class ResourceNames:
     vgpu_percentage: str
     vgpu_all: frozenset[str]
     gpushare_all: frozenset[str]
-    vnpus: tuple[VnpuConfig, ...] | None  # None: device config unknown
+    vnpus: tuple[VnpuConfig, ...]  # the `vnpus` entries of the device config Volcano runs on
+    # True: the config was given, so a huawei.com/Ascend* name no entry declares is unknown to Volcano
+    # (VGH008). False: the built-in config stands in for one nobody gave; its entries are judged, other
+    # names are taken as some real config would declare them.
+    vnpus_complete: bool
     # Per-name answers derived from these names: one value serves every review under its device config.
     # Request threads share them; each access is one dict operation, so a race at worst recomputes one.
     known_kinds: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -123,21 +127,21 @@ class ResourceNames:
             kinds |= VOLCANO | SCHEDULED
         if resource.startswith(spec.ASCEND_RESOURCE_PREFIX):
             kinds |= ASCEND
-            # With a known config only its declared names are Volcano-managed; unknown config: every
-            # huawei.com/Ascend* name is (that is what Volcano's default does).
-            if self.vnpus is None or any(
+            # With a given config only its declared names are Volcano-managed; without one, every
+            # huawei.com/Ascend* name is taken to be (the real config most likely declares it).
+            if not self.vnpus_complete or any(
                 resource in (v.resource_name, v.resource_memory_name, v.core_resource_name) for v in self.vnpus
             ):
                 kinds |= SCHEDULED
         return kinds
 
 
-def _names_for(config: DeviceConfig | None) -> ResourceNames:
-    nv = config.nvidia if config is not None else None
-    count = (nv.resource_count_name if nv else "") or spec.VGPU_NUMBER
-    memory = (nv.resource_memory_name if nv else "") or spec.VGPU_MEMORY
-    cores = (nv.resource_core_name if nv else "") or spec.VGPU_CORES
-    percentage = (nv.resource_memory_percentage_name if nv else "") or spec.VGPU_MEMORY_PERCENTAGE
+def _names_for(config: DeviceConfig, given: bool) -> ResourceNames:
+    nv = config.nvidia
+    count = nv.resource_count_name or spec.VGPU_NUMBER
+    memory = nv.resource_memory_name or spec.VGPU_MEMORY
+    cores = nv.resource_core_name or spec.VGPU_CORES
+    percentage = nv.resource_memory_percentage_name or spec.VGPU_MEMORY_PERCENTAGE
     every = {count, memory, cores, percentage, spec.VGPU_NUMBER, spec.VGPU_MEMORY, spec.VGPU_CORES,
              spec.VGPU_MEMORY_PERCENTAGE}
     return ResourceNames(
@@ -147,22 +151,27 @@ def _names_for(config: DeviceConfig | None) -> ResourceNames:
         vgpu_percentage=percentage,
         vgpu_all=frozenset(every),
         gpushare_all=frozenset({spec.GPU_MEMORY, spec.GPU_NUMBER}),
-        vnpus=config.vnpus if config is not None else None,
+        vnpus=config.vnpus,
+        vnpus_complete=given,
     )
 
 
-_names_cache: dict[int, tuple[DeviceConfig | None, ResourceNames]] = {}
+_names_cache: dict[tuple[int, bool], tuple[DeviceConfig, ResourceNames]] = {}
 
 
 def names_for(config: DeviceConfig | None) -> ResourceNames:
-    """Resource names per device config, cached by identity: one config serves many reviews."""
-    cached = _names_cache.get(id(config))
+    """Resource names under a given device config, or (None) under the built-in one Volcano runs on when none
+    is given (`ClusterFacts.volcano_device_config`); cached by identity: one config serves many reviews."""
+    given = config is not None
+    config = volcano_device_config(config)
+    key = (id(config), given)
+    cached = _names_cache.get(key)
     if cached is not None and cached[0] is config:
         return cached[1]
-    names = _names_for(config)
+    names = _names_for(config, given)
     if len(_names_cache) > 64:
         _names_cache.clear()
-    _names_cache[id(config)] = (config, names)
+    _names_cache[key] = (config, names)
     return names
 
 

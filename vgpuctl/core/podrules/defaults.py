@@ -85,8 +85,7 @@ def vgpu_number(ctx: PodContext) -> None:
         if not given:
             continue
         if ctx.apply_defaults:
-            config = ctx.facts.device_config
-            default = config.nvidia.default_gpu_num if config is not None and config.nvidia.default_gpu_num > 0 else 1
+            default = ctx.facts.volcano_device_config.nvidia.default_gpu_num or 1  # built-in config: 1
             ctx.add_limit(c, n.vgpu_count, str(default))
             ctx.emit_for(c, "VGP002", INFO, f"added {n.vgpu_count}: {default}")
         else:

@@ -16,8 +16,8 @@ class AscendResource:
     name: str
     role: str  # "count" | "memory" | "core"
     count_name: str  # the count resource this one belongs with
-    vnpu: VnpuConfig | None  # None when the device config is unknown or does not declare it
-    declared: bool  # False: a device config is known and no `vnpus` entry declares it (VGH008)
+    vnpu: VnpuConfig | None  # the `vnpus` entry declaring it; None when the config Volcano runs on has none
+    declared: bool  # False: a given device config has no `vnpus` entry declaring it (VGH008)
 
 
 def ascend_resource(ctx: PodContext, name: str) -> AscendResource | None:
@@ -29,30 +29,30 @@ def ascend_resource(ctx: PodContext, name: str) -> AscendResource | None:
     key = ("ascend", name)
     found = memo.get(key, MISSING)
     if found is MISSING:
-        found = store(memo, key, _ascend_resource(ctx.names.vnpus, name))
+        found = store(memo, key, _ascend_resource(ctx.names.vnpus, ctx.names.vnpus_complete, name))
     resource: AscendResource | None = found
     return resource
 
 
-def _ascend_resource(vnpus: tuple[VnpuConfig, ...] | None, name: str) -> AscendResource | None:
+def _ascend_resource(vnpus: tuple[VnpuConfig, ...], complete: bool, name: str) -> AscendResource | None:
     if not name.startswith(spec.ASCEND_RESOURCE_PREFIX):
         return None
-    if vnpus is not None:
-        for vnpu in vnpus:
-            if name == vnpu.resource_name:
-                return AscendResource(name, "count", vnpu.resource_name, vnpu, True)
-            if name == vnpu.resource_memory_name:
-                return AscendResource(name, "memory", vnpu.resource_name, vnpu, True)
-            if name == vnpu.core_resource_name:
-                return AscendResource(name, "core", vnpu.resource_name, vnpu, True)
-    # Unknown config, or undeclared: the naming convention every shipped config follows.
+    for vnpu in vnpus:
+        if name == vnpu.resource_name:
+            return AscendResource(name, "count", vnpu.resource_name, vnpu, True)
+        if name == vnpu.resource_memory_name:
+            return AscendResource(name, "memory", vnpu.resource_name, vnpu, True)
+        if name == vnpu.core_resource_name:
+            return AscendResource(name, "core", vnpu.resource_name, vnpu, True)
+    # Undeclared: the naming convention every shipped config follows. Unknown to Volcano when the config
+    # was given; else (the built-in config standing in) taken as declared by the real one, entry unknown.
     if name.endswith(spec.ASCEND_MEMORY_SUFFIX):
         role, count = "memory", name[: -len(spec.ASCEND_MEMORY_SUFFIX)]
     elif name.endswith(spec.ASCEND_CORE_SUFFIX):
         role, count = "core", name[: -len(spec.ASCEND_CORE_SUFFIX)]
     else:
         role, count = "count", name
-    return AscendResource(name, role, count, None, vnpus is None)
+    return AscendResource(name, role, count, None, not complete)
 
 
 def ascend_resources(ctx: PodContext, c: ContainerView) -> list[AscendResource]:

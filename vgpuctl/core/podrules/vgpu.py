@@ -23,6 +23,7 @@ from vgpuctl.core.podrules.context import (
     show,
 )
 from vgpuctl.core.podrules.resources import whole_number
+from vgpuctl.core.podrules.vgpu_pairing import pairing
 from vgpuctl.core.versions import checks_vgpu_resources_generically, has_gpu_uuid_filter, has_podgroup_policy
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -35,6 +36,7 @@ _GPU_UUID = re.compile(r"^GPU-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 def check(ctx: PodContext) -> None:
     n = ctx.names
     gpu_containers = []  # the app containers that request vGPU
+    init_vgpu = []  # init containers that do: kubelet allocates them before any app container
     for c in ctx.containers:
         if not c.kinds & VGPU:
             continue
@@ -45,16 +47,14 @@ def check(ctx: PodContext) -> None:
             ctx.emit_for(c, "VGP007", ERROR,
                          f"requests {', '.join(dict.fromkeys(found))}; Volcano ignores {c.kind} but the device "
                          "plugin would consume an app container's allocation")
+            if c.kind == "initContainers":
+                init_vgpu.append(c)
     if ctx.kinds & GPUSHARE:
         _mixing(ctx)
     if not gpu_containers:
         return  # not a vGPU pod: Volcano never compares its vgpu-mode with a node's (V§4.4 step 1)
     mode = _mode(ctx)
-    if len(gpu_containers) > 1:
-        names = ", ".join(f'"{c.name}"' for c in gpu_containers)
-        ctx.emit("VGP013", WARNING, "spec.containers",
-                 f"{ctx.pod_where()}: {len(gpu_containers)} containers request vGPU ({names}); the device "
-                 "plugin matches allocations to containers by order and refuses multi-container requests")
+    pairing(ctx, gpu_containers, init_vgpu)
     for c in gpu_containers:
         _container(ctx, c, mode)
     if not _POD_ANNOTATIONS.isdisjoint(ctx.annotations):  # most vGPU pods set none of these
@@ -367,10 +367,13 @@ def _gpuuuid(ctx: PodContext) -> None:
         raw = ctx.annotations.get(key)
         if raw is None:
             continue
-        tokens = [t.strip() for t in _tokens(raw)]
-        lists[key] = [t for t in tokens if t]
+        # Volcano trims each entry and drops the empty ones (parseGPUUUIDList): "" or "GPU-…," is no
+        # constraint, or the listed UUIDs only, never a malformed entry.
+        lists[key] = [t for t in (t.strip() for t in _tokens(raw)) if t]
+        if not lists[key]:
+            continue
         subject = f"annotation/{key}"
-        bad = [t for t in tokens if not _GPU_UUID.match(t)]
+        bad = [t for t in lists[key] if not _GPU_UUID.match(t)]
         if bad:
             shown = ", ".join(repr(t) for t in bad)
             ctx.emit("VGP011", WARNING, subject,

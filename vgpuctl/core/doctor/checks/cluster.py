@@ -19,8 +19,10 @@ guess:
   uses) to the image tag (`latest`/`main`/`master` count as a build from main): the vGPU plugin against
   the Volcano version, and the volcano-sh/devices plugin against gpu-number (its v1.0.0 release predates
   `--gpu-strategy`). Plugin v1.10–v1.12 with Volcano <= 1.11 is not flagged (not a documented pairing,
-  but no evidence it breaks); the `vnpus` form each Ascend component accepts is VGM003; no version rule
-  is known for MindCluster's plugin (VGK007 checks its flags).
+  but no evidence it breaks); the `vnpus` form each Ascend component accepts is VGM003, so for the Ascend
+  HAMi plugin VGK005 judges only whether it releases the node lock Volcano >= 1.16 takes and leaves to it
+  (with NodeLockEnable; `versions.ascend_lock_problem`); no version rule is known for MindCluster's plugin
+  (VGK007 checks its flags).
 - VGK003 and VGK005 use the detected or given Volcano version; when unknown the newest is assumed (the
   report says so), which has every feature, so VGK003's version half stays silent then.
 """
@@ -35,13 +37,15 @@ from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.cluster import NodeState
 from vgpuctl.core.doctor.components import Component, as_map, components, image_parts, kubernetes_version
-from vgpuctl.core.doctor.framework import Category, DoctorContext, check
+from vgpuctl.core.doctor.framework import Category, DoctorContext, SkipCheck, check
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.versions import (
     NEWEST_VOLCANO,
     PluginRole,
     Version,
     VersionError,
+    ascend_lock_problem,
+    beyond_newest,
     has_ascend,
     has_device_config,
     has_deviceshare,
@@ -180,6 +184,9 @@ def _features_in_use(ctx: DoctorContext, version: Version) -> Iterator[_Feature]
 def volcano_version(ctx: DoctorContext) -> Iterator[Finding]:
     if ctx.volcano_version is None:
         return  # unknown: the newest is assumed, which has every feature
+    beyond = beyond_newest(ctx.volcano_version)
+    if beyond:  # every feature vgpuctl knows is there: nothing to judge, and the report says why
+        raise SkipCheck(beyond)
     scheduler = next((c for c in components(ctx.snapshot) if c.name == SCHEDULER_IMAGE), None)
     subject = f"deployment/{scheduler.namespace}/{scheduler.object_name}" if scheduler else SCHEDULER_SUBJECT
     for feature in _features_in_use(ctx, ctx.volcano_version):
@@ -326,7 +333,8 @@ def _needs_plugin(node: NodeState, plugin: _Plugin, selectors: list[Mapping[str,
 
 
 @check("device-plugins.nodes", Category.DEVICE_PLUGINS, "VGK004",
-       "A ready device plugin pod runs on every device node", reads=("daemonsets", "pods", "nodes"))
+       "A ready device plugin pod runs on every device node", reads=("daemonsets", "pods", "nodes"),
+       judges_nodes=True)
 def plugins_on_nodes(ctx: DoctorContext) -> Iterator[Finding]:
     for plugin in _enabled_plugins(ctx):
         daemonsets = _with_image(ctx.snapshot.daemonsets, plugin.images)
@@ -366,7 +374,7 @@ def _plugin_role(component: Component, families: frozenset[spec.Family]) -> Plug
         return PluginRole.VGPU
     if component.name == GPUSHARE_PLUGIN.images[0]:
         return PluginRole.GPUNUMBER if spec.Family.GPUNUMBER in families else PluginRole.GPUSHARE
-    return None  # Ascend HAMi: the vnpus form each reader takes is VGM003's; MindCluster: no known rule
+    return None  # Ascend HAMi: see plugin_version; MindCluster: no known rule
 
 
 @check("device-plugins.version", Category.DEVICE_PLUGINS, "VGK005",
@@ -374,11 +382,17 @@ def _plugin_role(component: Component, families: frozenset[spec.Family]) -> Plug
 def plugin_version(ctx: DoctorContext) -> Iterator[Finding]:
     version, volcano = _volcano(ctx)
     families = ctx.snapshot.deviceshare.families
+    # Without the scheduler config NodeLockEnable is unknown: taken as on, as the node-lock check does.
+    node_lock = ctx.snapshot.scheduler_conf is None or ctx.snapshot.deviceshare.node_lock
     for c in components(ctx.snapshot):
-        role = _plugin_role(c, families) if c.kind == "DaemonSet" else None
-        if role is None:
+        if c.kind != "DaemonSet":
             continue
-        problem = plugin_problem(role, image_parts(c.image)[1], version, volcano)
+        tag = image_parts(c.image)[1]
+        if c.name == ASCEND_HAMI_PLUGIN.images[0]:  # only its node-lock release: the vnpus form is VGM003's
+            problem = ascend_lock_problem(tag, version, volcano) if node_lock else None
+        else:
+            role = _plugin_role(c, families)
+            problem = plugin_problem(role, tag, version, volcano) if role is not None else None
         if problem:
             yield _f("VGK005", ERROR, f"daemonset/{c.namespace}/{c.object_name}", problem)
 

@@ -108,12 +108,15 @@ def booleans(ctx: DoctorContext) -> Iterator[Finding]:
 @check("scheduler-config.weight", CAT, "VGC006", "ScheduleWeight turns device-based node scoring on",
        needs=("scheduler-config.loadable",))
 def weight(ctx: DoctorContext) -> Iterator[Finding]:
-    if not _deviceshare_on(ctx) or not ctx.snapshot.deviceshare.families:
+    if not _deviceshare_on(ctx):
         return
+    # A weight Volcano cannot read is reported whatever the enable flags say: with an unreadable
+    # `VGPUEnable: "yes"` (VGC005) no family is on yet, and the user would otherwise meet this second
+    # mistake only after fixing the first.
     issues = [i for i in ctx.snapshot.deviceshare.issues if i.key in INT_ARGS]
     if issues:
         yield _f("VGC006", WARNING, f"{issues[0].key}: {issues[0].reason}; device-based node scoring is off")
-    elif ctx.snapshot.deviceshare.schedule_weight <= 0:
+    elif ctx.snapshot.deviceshare.families and ctx.snapshot.deviceshare.schedule_weight <= 0:
         yield _f("VGC006", WARNING, f"{spec.ARG_SCHEDULE_WEIGHT} is absent or 0: device-based node scoring is off, "
                                     "so SchedulePolicy only orders devices inside a node")
 

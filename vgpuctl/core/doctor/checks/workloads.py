@@ -22,6 +22,8 @@ from vgpuctl.core.facts import AscendNode, ClusterFacts, VgpuNode
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.podrules import review
 from vgpuctl.core.podrules.context import names_for
+from vgpuctl.core.podrules.hami_annotations import is_ignored as ignored_hami_annotation
+from vgpuctl.core.versions import NEWEST_VOLCANO, skips_malformed_vgpu_ids
 
 CAT = Category.WORKLOADS
 WARNING, INFO = Severity.WARNING, Severity.INFO
@@ -91,10 +93,12 @@ def _node_devices(node: NodeState, family: spec.Family) -> set[str]:
 
 
 def _allocation_findings(annotations: Mapping[str, Any], node: NodeState | None, node_name: str,
-                         subject: str) -> Iterator[Finding]:
+                         subject: str, skips_bad_entries: bool) -> Iterator[Finding]:
     ids = annotations.get(spec.ANN_VGPU_IDS_NEW)
     if ids is not None:
-        decoded = decode_vgpu_ids(ids)
+        # What a malformed entry does depends on the Volcano version: a panic before 1.16, an entry
+        # logged and skipped (its usage uncounted) from 1.16 on.
+        decoded = decode_vgpu_ids(ids, skips_bad_entries=skips_bad_entries)
         for problem in decoded.problems:
             if problem.code == "VGX002":
                 yield _f("VGX002", subject, f"{spec.ANN_VGPU_IDS_NEW}: {problem.message}")
@@ -135,6 +139,7 @@ _ALLOCATION_KEYS = (spec.ANN_VGPU_NODE, spec.ANN_VGPU_IDS_NEW, spec.ANN_NPU_CORE
        reads=("pods", "nodes"))
 def allocations(ctx: DoctorContext) -> Iterator[Finding]:
     nodes = {n.name: n for n in ctx.snapshot.nodes}
+    skips = skips_malformed_vgpu_ids(ctx.volcano_version or NEWEST_VOLCANO)
     for pod in ctx.snapshot.pods:
         meta = as_map(pod.get("metadata"))
         annotations = as_map(meta.get("annotations"))
@@ -154,7 +159,7 @@ def allocations(ctx: DoctorContext) -> Iterator[Finding]:
                      f"on {assigned!r} may hand this allocation to another pod")
         if not isinstance(bound, str) or not bound:
             continue  # not bound yet: nothing to compare the allocation with
-        yield from _allocation_findings(annotations, nodes.get(bound), bound, subject)
+        yield from _allocation_findings(annotations, nodes.get(bound), bound, subject, skips)
 
 
 # ---- VGX003 ---------------------------------------------------------------------------------------
@@ -167,10 +172,12 @@ def allocations(ctx: DoctorContext) -> Iterator[Finding]:
 #   largest Ascend memory and device count per chip, whether any node runs vNPU hami-core. Only the
 #   GPU UUID set shrinks, so pods that filter by UUID are reviewed with the full facts.
 # - one review per pod shape: the verdict (relative subjects, messages that never name the pod) depends
-#   only on the annotations and labels the pod rules read, the containers' resources and privilege, and
-#   schedulerName, so it is computed once per distinct shape. The sets below are exactly what
-#   vgpuctl.core.podrules reads (a test pins them against its source): the PodGroup annotations only
-#   as present-or-not (VGP012), the rest by value, plus whether the pod has annotations at all.
+#   only on the annotations and labels the pod rules read, the containers' names, order, resources and
+#   privilege (VGP013 pairs allocation blocks with container positions),
+#   schedulerName and whether runtimeClassName is set (VGH010), so it is computed once per distinct shape.
+#   The sets below are exactly what vgpuctl.core.podrules reads (a test pins them against its source): the
+#   PodGroup annotations only as present-or-not (VGP012), the HAMi-only ones VGP018 names as
+#   present-or-not, the rest by value, plus whether the pod has annotations at all.
 
 SHAPE_ANNOTATIONS = frozenset({*spec.DEVICE_POD_ANNOTATIONS, spec.ANN_GPU_INDEX, spec.ANN_PREDICATE_TIME})
 SHAPE_PRESENCE_ANNOTATIONS = frozenset({spec.ANN_GROUP_NAME_K8S, spec.ANN_GROUP_NAME_VOLCANO})
@@ -228,9 +235,11 @@ def _shape_key(pod: Mapping[str, Any], meta: Mapping[str, Any]) -> Hashable | No
     annotations, labels = as_map(meta.get("annotations")), as_map(meta.get("labels"))
     by_value, by_presence, label_keys = _SHAPE_KEYS
     key = (pod.get("kind"), tuple(containers), pod_spec.get("schedulerName"), bool(pod_spec.get("nodeName")),
+           bool(pod_spec.get("runtimeClassName")),
            tuple((k, annotations[k]) for k in by_value if k in annotations),
            tuple(bool(annotations.get(k)) for k in by_presence), bool(annotations),
-           tuple((k, labels[k]) for k in label_keys if k in labels))
+           tuple((k, labels[k]) for k in label_keys if k in labels),
+           tuple(sorted(k for k in annotations if isinstance(k, str) and ignored_hami_annotation(k))))  # VGP018
     hash(key)
     return key
 

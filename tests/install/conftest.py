@@ -44,7 +44,7 @@ KINDS = {"configmaps": "ConfigMap", "serviceaccounts": "ServiceAccount", "pods":
          "clusterrolebindings": "ClusterRoleBinding", "namespaces": "Namespace", "secrets": "Secret",
          "services": "Service", "poddisruptionbudgets": "PodDisruptionBudget", "networkpolicies": "NetworkPolicy",
          "statefulsets": "StatefulSet", "mutatingwebhookconfigurations": "MutatingWebhookConfiguration",
-         "validatingwebhookconfigurations": "ValidatingWebhookConfiguration"}
+         "validatingwebhookconfigurations": "ValidatingWebhookConfiguration", "runtimeclasses": "RuntimeClass"}
 
 Key = tuple[str, str, str | None, str]
 Hook = Callable[["StatefulCluster", Request], None]

@@ -5,7 +5,8 @@ then run the scheduler-config, device-config and device-plugin doctor checks (an
 fresh read. `--webhook` adds the admission webhook from the packaged manifests (`vgpuctl.manifests`,
 the same files as deploy/base; with `--cluster-aware`, the overlay of deploy/overlays/cluster-aware built
 on them) with certificates made here, at the edge: the core plans with PEM text.
-Exit codes: 0 done, 1 the checks after applying found problems at or above --fail-on, 2 usage error or a
+Exit codes: 0 done, 1 the checks after applying found problems at or above --fail-on (after uninstall,
+not the findings that only restate its result: `core.install.aftercheck`), 2 usage error or a
 refused combination of modes, 3 could not complete (unreachable cluster, a failed write, a webhook that
 did not become ready — rerun to finish).
 """
@@ -25,14 +26,16 @@ import typer
 from vgpuctl.cli.env import fail, guarded, make_console, stdout
 from vgpuctl.cli.kubeopts import cluster_errors, connect, context_option, kubeconfig_option
 from vgpuctl.cli.lint import FailOn
-from vgpuctl.core.cluster import build_snapshot
+from vgpuctl.core.cluster import ClusterSnapshot, build_snapshot
 from vgpuctl.core.doctor import diagnose
 from vgpuctl.core.doctor.framework import Category
 from vgpuctl.core.doctor.report import DoctorReport
 from vgpuctl.core.findings import ExitStatus, Severity
 from vgpuctl.core.install import ClusterState, InstallError, InstallOptions, Mode, Plan
+from vgpuctl.core.install.aftercheck import after_uninstall
 from vgpuctl.core.install.modes import fatal_combination
-from vgpuctl.core.install.plan import Ref, owned, ref_of, replan_scheduler, replan_scheduler_uninstall
+from vgpuctl.core.install.plan import Ref, owned, ref_of, replan_scheduler
+from vgpuctl.core.install.removal import replan_scheduler_uninstall
 from vgpuctl.core.install.selector import parse_nodes
 from vgpuctl.core.install.webhook import (
     CA_KEY,
@@ -186,15 +189,23 @@ def _every_object(variants: Mapping[bool, Sequence[dict[str, Any]]]) -> tuple[di
 
 # --- running a plan -------------------------------------------------------------------------------
 
-def _check_after(client: ApiClient, version: Version, categories: Sequence[Category]) -> DoctorReport:
+Judge = Callable[[DoctorReport, ClusterSnapshot], DoctorReport]
+
+
+def _as_is(report: DoctorReport, _snapshot: ClusterSnapshot) -> DoctorReport:
+    return report
+
+
+def _check_after(client: ApiClient, version: Version, categories: Sequence[Category],
+                 judge: Judge = _as_is) -> DoctorReport:
     from vgpuctl.kube.reader import read_cluster
 
     read = read_cluster(client)
     snapshot = build_snapshot(read.data.objects, read.data.server_version, volcano_version=version)
     report = diagnose(snapshot, now=datetime.now(timezone.utc), volcano_version=version, source="live",
                       read_problems=tuple(read.problems))
-    return DoctorReport(report.source, [r for r in report.results if r.check.category in categories],
-                        report.versions, report.notes)
+    return judge(DoctorReport(report.source, [r for r in report.results if r.check.category in categories],
+                              report.versions, report.notes), snapshot)
 
 
 def _progress(message: str) -> None:
@@ -203,7 +214,8 @@ def _progress(message: str) -> None:
 
 def _run(the_plan: Plan, client: ApiClient, *, dry_run: bool, verb: str, rerun: str,
          replan: Callable[[Mapping[str, Any]], Any], output: OutputFormat, fail_on: FailOn,
-         categories: Sequence[Category] = AFTER_CATEGORIES, wait: float = 180.0) -> NoReturn:
+         categories: Sequence[Category] = AFTER_CATEGORIES, wait: float = 180.0,
+         judge: Judge = _as_is) -> NoReturn:
     from vgpuctl.kube.writer import apply_plan
 
     out = stdout()
@@ -235,7 +247,7 @@ def _run(the_plan: Plan, client: ApiClient, *, dry_run: bool, verb: str, rerun: 
                    f"fix the cause and rerun `{rerun}`", err=True)
         raise typer.Exit(int(ExitStatus.INCOMPLETE))
     with cluster_errors():
-        report = _check_after(client, the_plan.volcano_version, categories)
+        report = _check_after(client, the_plan.volcano_version, categories, judge)
     if table:
         console.print()
         render_doctor(report, console)
@@ -366,8 +378,8 @@ def uninstall_command(
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
 ) -> None:
-    """Take back what install did: scheduler edits undone, vgpuctl's objects deleted (the webhook's too,
-    its configurations first, its cluster-aware ClusterRole and binding included), yours left alone."""
+    """Take back what install did: scheduler edits undone, the objects install created deleted (the webhook's
+    too, its configurations first, its cluster-aware ClusterRole and binding included), yours left alone."""
     from vgpuctl.kube.writer import read_state
 
     manifests = _every_object(_variants())
@@ -385,7 +397,7 @@ def uninstall_command(
     rerun = _rerun_command(_options_again("uninstall", no_restart=no_restart, kubeconfig=kubeconfig,
                                           context=context))
     _run(the_plan, client, dry_run=dry_run, verb="uninstall", rerun=rerun,
-         replan=replan_scheduler_uninstall, output=output, fail_on=fail_on)
+         replan=replan_scheduler_uninstall, output=output, fail_on=fail_on, judge=after_uninstall)
 
 
 def register(app: typer.Typer) -> None:

@@ -13,6 +13,7 @@ checks that needed it. Only when the very first request cannot reach the server,
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -27,10 +28,10 @@ from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.schedconf import SchedulerConfError, deviceshare_args, parse_scheduler_conf
-from vgpuctl.kube.errors import ClusterUnreachable
+from vgpuctl.kube.errors import ClusterUnreachable, transport_message
 from vgpuctl.snapshotfile import SnapshotData
 
-__all__ = ["WANTED_CONFIGMAPS", "ClusterUnreachable", "LiveRead", "read_cluster"]
+__all__ = ["WANTED_CONFIGMAPS", "ClusterUnreachable", "LiveRead", "read_cluster", "transport_message"]
 
 Progress = Callable[[str, int], None]
 Timeout = float | tuple[float, float]
@@ -55,6 +56,9 @@ PODS = _Resource("pods", "/api/v1", "v1", "Pod")
 DAEMONSETS = _Resource("daemonsets", "/apis/apps/v1", "apps/v1", "DaemonSet")
 DEPLOYMENTS = _Resource("deployments", "/apis/apps/v1", "apps/v1", "Deployment")
 CONFIGMAPS = _Resource("configmaps", "/api/v1", "v1", "ConfigMap")
+#: Cluster-scoped and few (the doctor's VGK008 looks for `ascend`). An API server without node.k8s.io/v1
+#: (Kubernetes < 1.20) answers 404: then they are simply not collected, and the checks needing them skip.
+RUNTIMECLASSES = _Resource("runtimeclasses", "/apis/node.k8s.io/v1", "node.k8s.io/v1", "RuntimeClass")
 
 #: Namespace → ConfigMap names (a trailing `*` is a prefix) the model reads: the scheduler config,
 #: the device configs of the vGPU and Ascend plugins, per-node configs, and MindCluster's device info.
@@ -84,23 +88,6 @@ def _one_line(text: str, limit: int = 240) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def transport_message(exc: BaseException, host: str, read_timeout: float) -> str:
-    reason: BaseException = getattr(exc, "reason", None) or exc
-    if isinstance(reason, urllib3.exceptions.ReadTimeoutError):
-        return f"no answer from {host} within {read_timeout:g}s (read timeout)"
-    if isinstance(reason, urllib3.exceptions.NameResolutionError):
-        return f"cannot resolve the host of {host}"
-    if isinstance(reason, urllib3.exceptions.NewConnectionError):  # a subclass of ConnectTimeoutError
-        if "refused" in str(reason).lower():
-            return f"cannot connect to {host}: connection refused"
-        return f"cannot connect to {host}: {_one_line(str(reason).split(': ', 1)[-1], 160)}"
-    if isinstance(reason, urllib3.exceptions.ConnectTimeoutError):
-        return f"timed out connecting to {host}"
-    if isinstance(reason, urllib3.exceptions.SSLError):
-        return f"TLS error talking to {host}: {_one_line(str(reason), 160)}"
-    return f"request to {host} failed: {type(reason).__name__}: {_one_line(str(reason), 160)}"
-
-
 def status_message(status: int, reason: str, body: bytes) -> str:
     """`HTTP 403 Forbidden: <the API server's Status message>` (the body is a `kind: Status` when it can)."""
     detail = ""
@@ -126,17 +113,16 @@ class RawClient:
         request = self.api.param_serialize(
             method="GET", resource_path=path, query_params=query or [],
             header_params={"Accept": "application/json"}, auth_settings=["BearerToken"])
+        started = time.monotonic()
         try:
             response = self.api.call_api(*request, _request_timeout=self.timeout)
             body: bytes = response.read()  # type: ignore[no-untyped-call]
         except (urllib3.exceptions.HTTPError, OSError) as exc:
-            read_timeout = self.timeout[1] if isinstance(self.timeout, tuple) else self.timeout
-            reason = getattr(exc, "reason", None) or exc
-            raise ReadError(transport_message(exc, self.host, read_timeout), transport=True,
-                             connect=isinstance(reason, urllib3.exceptions.ConnectTimeoutError)) from None
+            gone = isinstance(getattr(exc, "reason", None) or exc, urllib3.exceptions.ConnectTimeoutError)
+            raise ReadError(transport_message(exc, self.host, self.timeout, time.monotonic() - started),
+                            transport=True, connect=gone) from None
         except ApiException as exc:  # the client reports TLS failures this way, with status 0
-            raise ReadError(f"TLS error talking to {self.host}: {_one_line(str(exc.reason), 160)}",
-                              transport=True) from None
+            raise ReadError(transport_message(exc, self.host, self.timeout), transport=True) from None
         if not 200 <= response.status <= 299:
             raise ReadError(status_message(response.status, response.reason or "", body), status=response.status)
         try:
@@ -224,8 +210,8 @@ def read_cluster(
     timeout: Timeout = (5, 30),
     progress: Progress | None = None,
 ) -> LiveRead:
-    """Nodes, Pods, DaemonSets and Deployments (all namespaces, or only `namespaces`), the ConfigMaps
-    in `WANTED_CONFIGMAPS`, and the server's `gitVersion` — or `ClusterUnreachable`."""
+    """Nodes, Pods, DaemonSets and Deployments (all namespaces, or only `namespaces`), RuntimeClasses, the
+    ConfigMaps in `WANTED_CONFIGMAPS`, and the server's `gitVersion` — or `ClusterUnreachable`."""
     client = RawClient(api_client, timeout)
     problems: list[Finding] = []
     objects: list[dict[str, Any]] = []
@@ -245,6 +231,7 @@ def read_cluster(
     scopes: list[str | None] = list(namespaces) if namespaces is not None else [None]
     plan: list[tuple[_Resource, str | None, tuple[str, ...] | None]] = [(NODES, None, None)]
     plan += [(r, ns, None) for r in (PODS, DAEMONSETS, DEPLOYMENTS) for ns in scopes]
+    plan.append((RUNTIMECLASSES, None, None))
     # ConfigMaps: one paginated list per namespace, filtered by name here. A field selector matches only
     # exact names (no `mindx-dl-deviceinfo-*` prefix, one name per request), and a GET per name would be
     # one call per node for MindCluster's per-node ConfigMaps; the two namespaces hold few ConfigMaps.
@@ -252,6 +239,7 @@ def read_cluster(
     planned = len(plan)
 
     counts: dict[str, int] = {}
+    collected: set[str] = set()  # kinds listed (in at least one scope), recorded in the snapshot
 
     def count(plural: str, n: int) -> None:
         counts[plural] = counts.get(plural, 0) + n
@@ -268,6 +256,8 @@ def read_cluster(
             items = client.list_all(resource, namespace, page_size, on_page)
         except ReadError as exc:
             gone = exc if exc.connect else gone
+            if resource is RUNTIMECLASSES and exc.status == 404:
+                continue  # no node.k8s.io/v1 here: not collected, not a failure
             scope = f" in namespace {namespace}" if namespace else ""
             subject = f"list/{resource.plural}" + (f"/{namespace}" if namespace else "")
             problems.append(_finding(subject, f"cannot list {resource.plural}{scope}: {exc}; "
@@ -279,7 +269,8 @@ def read_cluster(
             if namespace == spec.SCHEDULER_NAMESPACE and len(plan) == planned:
                 plan.extend(_geometry_configmap(items, plan))
         objects.extend(items)
-    return LiveRead(SnapshotData(objects, server_version), problems)
+        collected.add(resource.kind)
+    return LiveRead(SnapshotData(objects, server_version, frozenset(collected)), problems)
 
 
 def read_configmap(api_client: ApiClient, namespace: str, name: str, *, timeout: Timeout = (5, 30)) -> dict[str, Any]:

@@ -30,14 +30,13 @@ from vgpuctl.core.doctor.components import image_parts
 from vgpuctl.core.install import ClusterState, Method, Mode, Plan, Ref, Step, refs_to_read
 from vgpuctl.core.install.plan import SCHEDULER_CM, Action
 from vgpuctl.core.install.webhook import conditions_text, rollout
-from vgpuctl.kube.errors import ClusterUnreachable
+from vgpuctl.kube.errors import ClusterUnreachable, Timeout, one_line, transport_message
 
 FIELD_MANAGER = "vgpuctl"
 MAX_CONFLICT_RETRIES = 5
 DEFAULT_WAIT = 180.0  # seconds a `wait` step may take
 MAX_POLL_INTERVAL = 2.0
 PROGRESS_EVERY = 10.0  # seconds between progress lines while nothing changes
-Timeout = float | tuple[float, float]
 Progress = Callable[[str], None]
 
 _PLURALS = {"ConfigMap": "configmaps", "ServiceAccount": "serviceaccounts", "Node": "nodes", "DaemonSet": "daemonsets",
@@ -46,7 +45,7 @@ _PLURALS = {"ConfigMap": "configmaps", "ServiceAccount": "serviceaccounts", "Nod
             "StatefulSet": "statefulsets", "PodDisruptionBudget": "poddisruptionbudgets",
             "NetworkPolicy": "networkpolicies", "MutatingWebhookConfiguration": "mutatingwebhookconfigurations",
             "ValidatingWebhookConfiguration": "validatingwebhookconfigurations", "Role": "roles",
-            "RoleBinding": "rolebindings"}
+            "RoleBinding": "rolebindings", "RuntimeClass": "runtimeclasses"}
 #: What uninstall lists in a namespace vgpuctl created before deleting it: anything here that is not
 #: vgpuctl's (nor made by a controller) keeps the namespace alive.
 INVENTORY = (("v1", "ConfigMap"), ("v1", "Secret"), ("v1", "ServiceAccount"), ("v1", "Service"), ("v1", "Pod"),
@@ -69,11 +68,6 @@ def object_path(ref: Ref) -> str:
     return f"{collection_path(ref)}/{ref.name}"
 
 
-def _one_line(text: str, limit: int = 240) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 class _Api:
     def __init__(self, api_client: ApiClient, timeout: Timeout) -> None:
         self.api = api_client
@@ -90,14 +84,15 @@ class _Api:
                                            header_params=headers, body=body, auth_settings=["BearerToken"])
         first = self.requests == 0
         self.requests += 1
+        started = time.monotonic()
         try:
             response = self.api.call_api(*request, _request_timeout=self.timeout)
             raw: bytes = response.read()  # type: ignore[no-untyped-call]
         except (urllib3.exceptions.HTTPError, OSError, ApiException) as exc:
-            message = f"{method} {path}: no answer from {self.host}: {_one_line(str(getattr(exc, 'reason', exc)))}"
-            if first:
-                raise ClusterUnreachable(f"cannot reach the Kubernetes API: {message}") from None
-            raise WriteError(message) from None
+            what = transport_message(exc, self.host, self.timeout, time.monotonic() - started)
+            if first:  # the doctor's words (kube.reader): which server, what happened, the timeout that applied
+                raise ClusterUnreachable(f"cannot reach the Kubernetes API: {what}") from None
+            raise WriteError(f"{method} {path}: {what}") from None
         try:
             doc = orjson.loads(raw) if raw.strip() else None
         except orjson.JSONDecodeError:
@@ -137,7 +132,7 @@ class _Api:
 
 def _status_message(method: str, path: str, status: int, doc: Any) -> str:
     detail = doc.get("message") if isinstance(doc, dict) and isinstance(doc.get("message"), str) else ""
-    return _one_line(f"{method} {path}: HTTP {status}" + (f": {detail}" if detail else ""))
+    return one_line(f"{method} {path}: HTTP {status}" + (f": {detail}" if detail else ""))
 
 
 def _scheduler_deployment(deployments: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | None:

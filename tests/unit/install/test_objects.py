@@ -42,7 +42,8 @@ def state(conf: str = CONF, extra: dict[Ref, Any] | None = None) -> ClusterState
 def all_rendered() -> list[dict[str, Any]]:
     the_plan = plan(state(), InstallOptions((Mode.VGPU, Mode.VNPU_HAMI), nodes="npu=yes"), now=NOW)
     objects = [s.body for s in the_plan.steps if s.body is not None and s.method is not Method.MERGE]
-    assert len(objects) == 13  # device CM, 2 node CMs, 2 × (SA, ClusterRole, binding, DaemonSet), backup, scheduler
+    # device CM, 2 node CMs, 2 × (SA, ClusterRole, binding, DaemonSet), the `ascend` RuntimeClass, backup, scheduler
+    assert len(objects) == 14
     return [o for o in objects if o is not None]
 
 

@@ -16,9 +16,6 @@ import yaml
 from vgpuctl.core import spec
 from vgpuctl.core.deviceconfig import DeviceConfig, MigGeometry, NvidiaConfig, VnpuConfig, VnpusForm
 
-MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
-MANAGED_BY = "vgpuctl"
-
 # nvidia keys written even when zero: their zero value is a finding (VGM004, VGM008), not a default.
 _ALWAYS = ("resourceCountName", "resourceMemoryName", "resourceCoreName", "deviceSplitCount", "deviceCoreScaling",
            "gpuMemoryFactor")

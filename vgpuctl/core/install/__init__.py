@@ -11,9 +11,9 @@ from vgpuctl.core.install.plan import (
     Ref,
     Step,
     plan,
-    plan_removal,
     refs_to_read,
 )
+from vgpuctl.core.install.removal import plan_removal
 
 __all__ = ["Action", "ClusterState", "InstallError", "InstallOptions", "Method", "Mode", "Plan", "Ref", "Step",
            "plan", "plan_removal", "refs_to_read"]

@@ -6,7 +6,8 @@ cluster usable at every point: device ConfigMap, then the plugins, then node lab
 scheduler config (after a backup of it), and last the scheduler restart; `install --webhook` appends
 the admission webhook after all that (`webhook.install_plan`: a readiness wait, then its configurations).
 A step whose object already matches is `unchanged` and costs no write, which is what makes a rerun
-complete an interrupted install and a second install write nothing.
+complete an interrupted install and a second install write nothing. Uninstall's planning, which reuses
+the steps defined here, is in `removal`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from vgpuctl.core.install.devconf import (
     MANAGER,
     DeviceConfigEdit,
     plan_device_config,
-    plan_device_config_removal,
 )
 from vgpuctl.core.install.modes import DEVICE_CONFIG_MODES, InstallError, Mode, check_modes
 from vgpuctl.core.install.plugins import (
@@ -51,7 +51,6 @@ from vgpuctl.core.install.schedconf import (
     load_conf,
     parse_record,
     plan_install,
-    plan_uninstall,
     registration_key,
 )
 from vgpuctl.core.install.selector import Selector, node_labels, parse_nodes
@@ -199,16 +198,16 @@ def _canon(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
-def _labels(obj: Mapping[str, Any] | None) -> Mapping[str, Any]:
+def labels_of(obj: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return ((obj or {}).get("metadata") or {}).get("labels") or {}
 
 
-def _annotations(obj: Mapping[str, Any] | None) -> Mapping[str, Any]:
+def annotations_of(obj: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return ((obj or {}).get("metadata") or {}).get("annotations") or {}
 
 
 def owned(obj: Mapping[str, Any] | None) -> bool:
-    return _labels(obj).get(MANAGED_BY) == MANAGER
+    return labels_of(obj).get(MANAGED_BY) == MANAGER
 
 
 def apply_step(desired: dict[str, Any], current: Mapping[str, Any] | None) -> Step:
@@ -374,7 +373,7 @@ def _label_steps(state: ClusterState, selector: Selector, notes: list[str]) -> l
         if labels.get(key) == value:
             steps.append(Step(ref, Action.UNCHANGED, Method.NONE))
             continue
-        added = sorted({*str(_annotations(node).get(ADDED_LABELS, "")).split(","), key} - {""})
+        added = sorted({*str(annotations_of(node).get(ADDED_LABELS, "")).split(","), key} - {""})
         patch = {"metadata": {"labels": {key: value}, "annotations": {ADDED_LABELS: ",".join(added)}}}
         before = {"labels": {key: labels[key]} if key in labels else {}}
         steps.append(Step(ref, Action.UPDATE, Method.MERGE, patch,
@@ -387,7 +386,7 @@ def plan(state: ClusterState, options: InstallOptions, *, now: datetime) -> Plan
     notes: list[str] = []
     version = _version(state, options, notes)
     cm, text = scheduler_text(state)
-    record = parse_record(_annotations(cm).get(RECORD_ANNOTATION))
+    record = parse_record(annotations_of(cm).get(RECORD_ANNOTATION))
     modes = tuple(dict.fromkeys(options.modes))
     before_args = args_of(load_conf(text))
     check_modes(modes, before_args.families, version)
@@ -413,7 +412,7 @@ def plan(state: ClusterState, options: InstallOptions, *, now: datetime) -> Plan
                               unified(device_ref, None, device_edit.desired)))
         else:
             before = {"data": dict(device_edit.current.get("data") or {}),
-                      "annotations": dict(_annotations(device_edit.current))}
+                      "annotations": dict(annotations_of(device_edit.current))}
             after = {"data": device_edit.desired["data"], "annotations": device_edit.desired["metadata"]["annotations"]}
             steps.append(Step(device_ref, Action.UPDATE, Method.REPLACE, device_edit.desired,
                               unified(device_ref, before, after)))
@@ -437,7 +436,7 @@ def plan(state: ClusterState, options: InstallOptions, *, now: datetime) -> Plan
     digest = config_hash(sched_edit.after, device_edit.payload_text)
     # A restart an earlier run planned but did not do (it failed, or --no-restart) is still owed: the
     # records say a registration or device-config change happened, and the Deployment has no hash yet.
-    owed = bool((record or {}).get("restartRequested")) or RECORD_ANNOTATION in _annotations(device_edit.current)
+    owed = bool((record or {}).get("restartRequested")) or RECORD_ANNOTATION in annotations_of(device_edit.current)
     deployed = _template_annotations(state.scheduler_deployment).get(CONFIG_HASH)
     needed = sched_edit.registration_changed or device_edit.changed or deployed is not None or owed
     restart, note = restart_step(state, digest, needed, now, options.restart)
@@ -452,76 +451,10 @@ def replan_scheduler(cm: Mapping[str, Any], options: InstallOptions, version: Ve
     """The scheduler ConfigMap step again, on a freshly read ConfigMap (after a 409)."""
     state = ClusterState({SCHEDULER_CM: cm})
     _, text = scheduler_text(state)
-    record = parse_record(_annotations(cm).get(RECORD_ANNOTATION))
+    record = parse_record(annotations_of(cm).get(RECORD_ANNOTATION))
     modes = tuple(dict.fromkeys(options.modes))
     check_modes(modes, args_of(load_conf(text)).families, version)
     name, namespace = geometry_target(text, modes)
     edit = plan_install(text, SchedulerOptions(modes, version, options.policy, options.weight, name, namespace),
                         record)
     return scheduler_step(cm, text, edit, "after install")
-
-
-def replan_scheduler_uninstall(cm: Mapping[str, Any]) -> Step:
-    _, text = scheduler_text(ClusterState({SCHEDULER_CM: cm}))
-    edit = plan_uninstall(text, parse_record(_annotations(cm).get(RECORD_ANNOTATION)))
-    return scheduler_step(cm, text, edit, "after uninstall")
-
-
-# --- uninstall ------------------------------------------------------------------------------------
-
-def plan_removal(state: ClusterState, *, now: datetime, restart: bool = True) -> Plan:
-    """Everything `vgpuctl uninstall` would do: take back the scheduler edits, delete what vgpuctl created."""
-    notes: list[str] = []
-    cm, text = scheduler_text(state)
-    record = parse_record(_annotations(cm).get(RECORD_ANNOTATION))
-    edit = plan_uninstall(text, record)
-    notes += edit.notes
-    steps: list[Step] = []
-    sched = scheduler_step(cm, text, edit, "after uninstall")
-    if sched.writes:
-        steps.append(backup_step(cm, now))
-    steps.append(sched)
-
-    device_changed = False
-    device_payload = ""
-    for ref in sorted(r for r in state.objects if r.kind == "ConfigMap" and r != SCHEDULER_CM):
-        current = state.objects[ref]
-        if _labels(current).get(BACKUP_OF):
-            continue
-        if RECORD_ANNOTATION in _annotations(current):
-            action, desired, more = plan_device_config_removal(current)
-            notes += more
-            is_target = (ref.name, ref.namespace) == (edit.before.geometries_cm_name,
-                                                      edit.before.geometries_cm_namespace)
-            if action == "delete":
-                steps.append(Step(ref, Action.DELETE, Method.DELETE, None, unified(ref, current.get("data"), None)))
-                device_changed = device_changed or is_target
-            elif action == "update" and desired is not None:
-                steps.append(Step(ref, Action.UPDATE, Method.REPLACE, desired,
-                                  unified(ref, current.get("data"), desired.get("data"))))
-                device_changed = device_changed or is_target
-                device_payload = str((desired.get("data") or {}).get(spec.DEVICE_CONFIG_KEY, ""))
-        elif owned(current):
-            steps.append(Step(ref, Action.DELETE, Method.DELETE, None, unified(ref, current.get("data"), None)))
-    for ref in sorted(r for r in state.objects if r.kind != "ConfigMap"):
-        if owned(state.objects[ref]):
-            steps.append(Step(ref, Action.DELETE, Method.DELETE, None, f"delete {ref}\n"))
-    for node in state.nodes:
-        added = [k for k in str(_annotations(node).get(ADDED_LABELS, "")).split(",") if k]
-        if not added:
-            continue
-        name = str((node.get("metadata") or {}).get("name"))
-        ref = Ref("v1", "Node", None, name)
-        patch = {"metadata": {"labels": dict.fromkeys(added), "annotations": {ADDED_LABELS: None}}}
-        steps.append(Step(ref, Action.UPDATE, Method.MERGE, patch,
-                          unified(ref, {"labels": {k: node_labels(node).get(k) for k in added}}, {"labels": {}}),
-                          note=f"remove the label(s) vgpuctl added: {', '.join(added)}"))
-    if edit.registration_changed or device_changed:
-        step, note = restart_step(state, config_hash(edit.after, device_payload), True, now, restart)
-        if step is not None:
-            steps.append(step)
-        if note:
-            notes.append(note)
-    if record is not None:
-        notes.append(f"backups ({spec.SCHEDULER_CONFIGMAP}-backup-*) are kept; delete them when no longer needed")
-    return Plan(tuple(steps), tuple(notes), detect_volcano(state) or NEWEST_VOLCANO)

@@ -1,7 +1,8 @@
 """The device-plugin objects install deploys, one plugin per mode, written from the upstream manifests' facts.
 
 - `--mode vgpu`: Project-HAMi volcano-vgpu-device-plugin (H§2.1).
-- `--mode vnpu-hami`: Project-HAMi ascend-device-plugin (H§4.1).
+- `--mode vnpu-hami`: Project-HAMi ascend-device-plugin (H§4.1), with its `ascend` RuntimeClass from v1.3.0 on
+  (`ascend-runtimeclass.yaml`; one that exists and is not vgpuctl's is left alone, and kept by uninstall).
 - `--mode gpushare` / `gpunumber`: volcano-sh/devices, `volcano-device-plugin.yml` (master): objects, RBAC,
   the one hostPath; the strategy is `GPU_STRATEGY` (`main.go`, `doc/config.md`; an env var rather than
   `--gpu-strategy`, which the v1.0.0 release's flag parser would exit on).
@@ -50,6 +51,10 @@ GPUSHARE_NAME = VGPU_NAME
 ASCEND_NAME = "hami-ascend"
 ASCEND_DAEMONSET = "hami-ascend-device-plugin"
 ASCEND_NODE_LABEL = ("ascend", "on")
+#: ascend-device-plugin's RuntimeClass (`ascend-runtimeclass.yaml`, added in v1.3.0, commit 880b827; the same
+#: in v1.4.0): its `docs/volcano.md` (v1.4.0) asks for `runtimeClassName: ascend` on every Ascend pod.
+ASCEND_RUNTIME_CLASS = "ascend"
+ASCEND_RUNTIME_CLASS_SINCE = Version(1, 3, 0)
 #: The upstream 310P manifest's names, so an existing upstream install is found (and kept, not duplicated).
 MINDCLUSTER_SERVICE_ACCOUNT = "ascend-device-plugin-sa-310p"
 MINDCLUSTER_ROLE = "pods-node-ascend-device-plugin-role-310p"
@@ -239,7 +244,24 @@ def render_ascend(version: str, device_configmap: str) -> list[dict[str, Any]]:
     ]
     node_config = configmap(spec.ASCEND_NODE_CONFIGMAP, NAMESPACE, {"node-config.yaml": "nodes: []\n"},
                             labels={MANAGED_BY: MANAGER, "app.kubernetes.io/component": "hami-scheduler"})
-    return [node_config, *_rbac(ASCEND_NAME, rules), daemonset]
+    runtime = [ascend_runtime_class()] if ships_runtime_class(version) else []
+    return [node_config, *_rbac(ASCEND_NAME, rules), *runtime, daemonset]
+
+
+def ascend_runtime_class() -> dict[str, Any]:
+    """The `ascend` RuntimeClass of ascend-device-plugin's `ascend-runtimeclass.yaml` (v1.3.0, v1.4.0):
+    handler `ascend`, the containerd/CRI-O runtime Ascend's ascend-docker-runtime installs on the nodes."""
+    return {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": _meta(ASCEND_RUNTIME_CLASS, None),
+            "handler": ASCEND_RUNTIME_CLASS}
+
+
+def ships_runtime_class(tag: str) -> bool:
+    """Whether ascend-device-plugin `tag` ships (and its pods need) the RuntimeClass: v1.3.0 and later, and
+    builds whose tag is no release (a branch build, or one we cannot date: the class is harmless if unused)."""
+    try:
+        return parse_version(tag).core >= ASCEND_RUNTIME_CLASS_SINCE.core
+    except VersionError:
+        return True
 
 
 def _rule(resource: str, *verbs: str) -> dict[str, Any]:
@@ -363,5 +385,5 @@ def render_plugin(choice: PluginChoice, nodes: str | None, device_configmap: str
 def every_plugin_object() -> list[dict[str, Any]]:
     """Every object any mode may render (placeholder versions): what install and uninstall must read."""
     selector = parse_nodes("x")
-    return [*render_vgpu("v0", selector), *render_ascend("v0", spec.DEVICE_CONFIGMAP),
+    return [*render_vgpu("v0", selector), *render_ascend("latest", spec.DEVICE_CONFIGMAP),
             *render_gpushare("v0", selector, number=False), *render_mindcluster("v0", None)]

@@ -51,12 +51,12 @@ from vgpuctl.core.install.plan import (
     geometry_target,
     owned,
     plan,
-    plan_removal,
     project,
     ref_of,
     scheduler_text,
     unified,
 )
+from vgpuctl.core.install.removal import plan_removal
 from vgpuctl.core.versions import Version
 
 CONFIG_KINDS = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
@@ -433,7 +433,8 @@ def webhook_removal(state: ClusterState, manifests: Sequence[Mapping[str, Any]])
     """(steps that go first, steps that go last, notes, the refs handled here) for uninstall.
 
     First the webhook configurations; last the webhook's namespaced objects and the Namespace, which is
-    deleted only while every object in it (of the kinds the writer lists) is vgpuctl's or automatic."""
+    deleted only while every object in it (of the kinds the writer lists) is one install wrote (a name of
+    the manifests, with vgpuctl's label) or automatic."""
     lay = layout(manifests)
     namespace_ref = Ref("v1", "Namespace", None, lay.namespace)
     handled = {r for r in state.objects if r.namespace == lay.namespace}
@@ -458,7 +459,7 @@ def webhook_removal(state: ClusterState, manifests: Sequence[Mapping[str, Any]])
     blockers: list[Ref] = []
     for ref in namespaced:
         current = state.objects[ref]
-        if owned(current):
+        if owned(current) and ref in manifest_refs:  # install's own names: a label alone is no record
             last.append(Step(ref, Action.DELETE, Method.DELETE, None, f"delete {ref}\n"))
         elif not _automatic(ref, current):
             blockers.append(ref)

@@ -38,7 +38,8 @@ def test_kubeconfig_env_list_merges_existing_files(cluster: FakeCluster, tmp_pat
     env = {"KUBECONFIG": os.pathsep.join([str(tmp_path / "missing"), path])}
     with load_api_client(environ=env) as api:
         assert api.configuration.host == cluster.url
-    with pytest.raises(ClusterUnreachable, match=r"^KUBECONFIG=.*missing: no such file$"):
+    # A file the user named that is not there is a usage error (exit 2), as for --kubeconfig.
+    with pytest.raises(UsageError, match=r"^KUBECONFIG=.*missing: no such file$"):
         load_api_client(environ={"KUBECONFIG": str(tmp_path / "missing")})
 
 

@@ -11,7 +11,14 @@ import typer
 from typer.core import TyperGroup
 
 from vgpuctl import __version__
-from vgpuctl.cli.env import set_debug
+from vgpuctl.cli.env import (
+    StdoutClosed,
+    exit_for_closed_stdout,
+    exit_if_stdout_closed,
+    set_debug,
+    stdout_closed_escapes,
+    stdout_file,
+)
 
 HELP_OPTIONS = ["-h", "--help"]
 # Command name → the module under vgpuctl.cli that defines it (its `register(app)` adds it), in help order.
@@ -45,6 +52,14 @@ class _LazyCommands(TyperGroup):
                 _plain_metavars(command)
             self.commands.update(loaded)
         return self.commands.get(cmd_name)
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        with stdout_closed_escapes():  # --help and --version write stdout while parsing
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: Any) -> Any:
+        with stdout_closed_escapes():
+            return super().invoke(ctx)
 
     def get_params(self, ctx: Any) -> list[Any]:
         params: list[Any] = super().get_params(ctx)
@@ -102,9 +117,13 @@ def _root(
 
 
 def main() -> None:
+    started_with = stdout_file()
     try:
         app(prog_name="vgpuctl")
+    except StdoutClosed:  # `vgpuctl … | head -1`: the reader has gone
+        exit_for_closed_stdout()
     except SystemExit as done:
+        exit_if_stdout_closed(started_with)
         _exit_fast_after_a_big_load(done)
         raise
 

@@ -2,21 +2,27 @@
 
 0 nothing at or above --fail-on · 1 findings at or above it · 2 usage error · 3 could not complete.
 No traceback reaches the user unless `--debug` (or VGPUCTL_DEBUG=1) asks for it.
+
+A closed stdout (`vgpuctl nodes | head -1`) is neither: the reader has gone, so the process ends the way
+git, kubectl and the coreutils do, killed by SIGPIPE (the shell reports 141), silently.
 """
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
+import signal
 import sys
-from collections.abc import Callable
-from typing import IO, Any, TypeVar
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from typing import IO, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 
 from vgpuctl.core.findings import ExitStatus
-from vgpuctl.errors import UsageError
+from vgpuctl.errors import MissingExtra, UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -29,12 +35,19 @@ def stderr() -> IO[str]:
     return sys.stderr
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """rich would point fd 1 at /dev/null and exit 1, the status of a finding: fail like any write."""
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+
 def make_console(stream: IO[str]) -> Console:
     """Colour only on a terminal, and never when NO_COLOR is set."""
     is_tty = bool(getattr(stream, "isatty", lambda: False)())
     # Piped output is read by people too (less, CI logs): give tables room instead of 80 columns.
     width = None if is_tty else int(os.environ.get("COLUMNS", "0") or 0) or 200
-    return Console(
+    return _Console(
         file=stream,
         width=width,
         force_terminal=is_tty,
@@ -74,15 +87,79 @@ def guarded(func: F) -> F:
             raise
         except UsageError as exc:
             raise fail(str(exc), ExitStatus.USAGE) from None
+        except MissingExtra as exc:
+            raise fail(str(exc), ExitStatus.INCOMPLETE) from None
         except BrokenPipeError:
-            sys.stderr.close()
-            raise typer.Exit(int(ExitStatus.OK)) from None
+            raise  # stdout closed: `stdout_closed_escapes` takes it to `main`, which ends the process
         except KeyboardInterrupt:
             raise fail("interrupted", ExitStatus.INCOMPLETE) from None
         except Exception as exc:
+            # A module of an optional extra that does not import (not installed, or installed broken).
+            missing = MissingExtra.from_import_error(exc) if isinstance(exc, ImportError) else None
+            if missing is not None:
+                raise fail(str(missing), ExitStatus.INCOMPLETE) from None
             if debug_enabled():
                 raise
             raise fail(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)",
                        ExitStatus.INCOMPLETE) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+class StdoutClosed(Exception):  # noqa: N818 - the name says what happened
+    """Writing stdout failed with EPIPE: whoever read it has gone. Not an `OSError`, so that it passes
+    click's own EPIPE handler (which would exit 1, like a finding) and reaches `main`."""
+
+
+@contextmanager
+def stdout_closed_escapes() -> Iterator[None]:
+    """Around everything click runs (parsing, --help and --version included): a broken pipe becomes
+    `StdoutClosed`."""
+    try:
+        yield
+    except BrokenPipeError as exc:
+        raise StdoutClosed() from exc
+
+
+def stdout_file() -> tuple[int, int] | None:
+    """Which file fd 1 is (device, inode), to notice later that something replaced it."""
+    try:
+        st = os.fstat(1)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def exit_if_stdout_closed(started_with: tuple[int, int] | None) -> None:
+    """Once the command is over: end the process quietly if its reader has gone. Two signs: rich (typer's
+    help pages) met the broken pipe, pointed fd 1 at /dev/null and exited 1 (see rich's
+    `Console.on_broken_pipe`); or what is still buffered cannot be written, which at interpreter exit would
+    print "Exception ignored … BrokenPipeError" and exit 120."""
+    now = stdout_file()
+    if now is not None and now != started_with:
+        try:
+            null = os.stat(os.devnull)
+        except OSError:
+            null = None
+        if null is not None and now == (null.st_dev, null.st_ino):
+            exit_for_closed_stdout()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        exit_for_closed_stdout()
+    except (OSError, ValueError):  # closed by the program itself, or no stream at all: nothing to write
+        pass
+
+
+def exit_for_closed_stdout() -> NoReturn:
+    """End the process as a C or Go program does when its reader goes away: killed by SIGPIPE, no message
+    (the shell reports 141; `set -o pipefail` sees it as it sees `cat`'s or `kubectl`'s). Python ignores
+    SIGPIPE so that writes raise instead; restore the default action and raise it on ourselves. Exiting 0
+    would tell a CI pipeline "no findings" when the verdict reached no one."""
+    with suppress(OSError, ValueError):
+        sys.stderr.flush()
+    sigpipe = getattr(signal, "SIGPIPE", None)
+    if sigpipe is not None:
+        signal.signal(sigpipe, signal.SIG_DFL)
+        signal.raise_signal(sigpipe)
+    os._exit(128 + 13)  # no SIGPIPE on this platform: the status a shell would report for it

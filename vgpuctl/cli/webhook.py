@@ -11,6 +11,7 @@ import importlib
 import os
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,8 @@ import typer
 from vgpuctl.cli.env import fail, guarded, stdout
 from vgpuctl.cli.kubeopts import cluster_errors, context_option, kubeconfig_option
 from vgpuctl.core.findings import ExitStatus
+from vgpuctl.errors import EXTRA_MODULES, MissingExtra
 from vgpuctl.sources import UsageError
-
-WEBHOOK_MODULES = ("flask", "gunicorn", "cryptography", "prometheus_client")
 
 
 class PrivilegedPolicy(str, enum.Enum):
@@ -57,15 +57,16 @@ CERTS_EPILOG = """[bold]Examples[/bold]
 """
 
 def require_webhook_extra() -> None:
+    """Name every module of the [webhook] extra this install lacks, before any is needed. One that imports
+    here but breaks further in (a half-installed cryptography) is reported the same way by `guarded`."""
     missing = []
-    for module in WEBHOOK_MODULES:
+    for module in EXTRA_MODULES["webhook"]:
         try:
             importlib.import_module(module)
         except ImportError:
             missing.append(module)
     if missing:
-        raise fail(f"the webhook needs {', '.join(missing)}, which this install lacks: "
-                   "install vgpuctl[webhook] (pip install 'vgpuctl[webhook]')", ExitStatus.INCOMPLETE)
+        raise MissingExtra("webhook", missing)
 
 
 @guarded
@@ -108,12 +109,19 @@ def serve_command(
         raise UsageError(str(exc)) from None
     if (kubeconfig or context) and not settings.cluster_aware:
         raise UsageError("--kubeconfig/--context are for --cluster-aware (the webhook reads no cluster otherwise)")
-    if settings.cluster_aware:
-        with cluster_errors():
-            settings = replace(settings, cluster_watch=_cluster_watch_factory(kubeconfig, context))
     for path in (settings.cert_file, settings.key_file):
         if path and not Path(path).is_file():
             raise UsageError(f"{path}: no such file")
+    if settings.cert_file and settings.key_file:
+        from vgpuctl.webhook.tls import startup_problem
+
+        # Before gunicorn starts: it would listen, then fail every handshake with these files.
+        problem = startup_problem(settings.cert_file, settings.key_file)
+        if problem:
+            raise UsageError(problem)
+    if settings.cluster_aware:
+        with cluster_errors():
+            settings = replace(settings, cluster_watch=_cluster_watch_factory(kubeconfig, context))
     if settings.device_config_path:
         from vgpuctl.sources import load_device_config
 
@@ -150,24 +158,41 @@ def certs_command(
     """Write a CA and a serving certificate/key for the webhook Service; print the base64 caBundle."""
     require_webhook_extra()
     from vgpuctl.webhook.certs import (
+        BACKDATE,
         ca_bundle,
+        ca_common_name,
+        dns_label_problem,
         generate_ca,
         issue_serving_cert,
         load_ca,
+        pair_problem,
         service_dns_names,
         write_pem_files,
     )
 
+    for flag, name in (("--service", service), ("--namespace", namespace)):
+        problem = dns_label_problem(name)
+        if problem:
+            raise UsageError(f"{flag} {name!r} {problem}")
     if bool(ca_cert) != bool(ca_key):
         raise UsageError("--ca-cert and --ca-key go together")
     if ca_cert and ca_key:
         try:
             ca = load_ca(ca_cert, ca_key)
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"cannot load the CA: {exc}") from None
+        except ValueError as exc:  # PairError, or a certificate whose extensions do not parse
+            raise UsageError(f"--ca-cert/--ca-key: {exc}") from None
     else:
-        ca = generate_ca(f"{service}.{namespace}.svc CA", days=ca_days)
-    leaf = issue_serving_cert(ca, service_dns_names(service, namespace), days=days)
+        ca = generate_ca(ca_common_name(service, namespace), days=ca_days)
+    names = service_dns_names(service, namespace)
+    leaf = issue_serving_cert(ca, names, days=days)
+    # What the API server will check, checked before anything is written: a pair it refuses would make a
+    # fail-closed webhook deny every GPU pod.
+    now = datetime.now(timezone.utc)
+    problem = pair_problem(ca.cert_pem().decode(), leaf.cert_pem().decode(), leaf.key_pem().decode(), names,
+                           now, renew_before=timedelta(0), skew=BACKDATE)
+    if problem:
+        raise fail(f"the serving certificate made does not verify, nothing written: {problem}",
+                   ExitStatus.INCOMPLETE)
     try:
         written = write_pem_files(out, ca, leaf, write_ca_key=write_ca_key)
     except OSError as exc:

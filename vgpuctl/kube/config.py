@@ -1,8 +1,9 @@
 """Which cluster to talk to, resolved the way kubectl does, with one-line errors instead of tracebacks.
 
 Order: `--kubeconfig FILE` (must exist), else the `KUBECONFIG` list (files that exist, merged), else
-`~/.kube/config`, else the in-cluster service account. A bad flag is a usage error (exit 2); having no
-usable configuration at all is `ClusterUnreachable` (exit 3), since vgpuctl can then read no cluster.
+`~/.kube/config`, else the in-cluster service account. A file the user named that is not there or does
+not load, by flag or by `KUBECONFIG`, is a usage error (exit 2); having named nothing and found no
+usable configuration is `ClusterUnreachable` (exit 3), since vgpuctl can then read no cluster.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def load_api_client(kubeconfig: str | None = None, context: str | None = None, *
         listed = [os.path.expanduser(p) for p in env["KUBECONFIG"].split(os.pathsep) if p]
         existing = [p for p in listed if os.path.isfile(p)]
         if not existing:
-            raise ClusterUnreachable(f"KUBECONFIG={env['KUBECONFIG']}: no such file")
+            raise UsageError(f"KUBECONFIG={env['KUBECONFIG']}: no such file")
         _from_kubeconfig(existing, context, configuration, "KUBECONFIG")
     elif os.path.isfile(os.path.expanduser(DEFAULT_KUBECONFIG)):
         _from_kubeconfig([os.path.expanduser(DEFAULT_KUBECONFIG)], context, configuration, DEFAULT_KUBECONFIG)

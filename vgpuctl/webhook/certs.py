@@ -12,6 +12,7 @@ import base64
 import datetime as dt
 import ipaddress
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from cryptography import x509
+from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 # Clocks of the API server and the webhook pod may disagree a little; a certificate valid from "now"
@@ -28,10 +30,14 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 BACKDATE = dt.timedelta(minutes=5)
 
 
+# A CA vgpuctl makes has an EC key; one the user brings (`--ca-cert/--ca-key`) may be RSA, as openssl's are.
+SigningKey = ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey
+
+
 @dataclass(frozen=True)
 class CertKey:
     cert: x509.Certificate
-    key: ec.EllipticCurvePrivateKey
+    key: SigningKey
 
     def cert_pem(self) -> bytes:
         return self.cert.public_bytes(serialization.Encoding.PEM)
@@ -41,9 +47,38 @@ class CertKey:
                                       serialization.NoEncryption())
 
 
+# An RFC 1123 DNS label, as Kubernetes requires of a namespace name (k8s.io/apimachinery
+# pkg/util/validation/validation.go IsDNS1123Label). A Service name is an RFC 1035 label (no leading digit)
+# unless the RelaxedServiceNameValidation gate (alpha in v1.34, KEP-5311) allows RFC 1123: accept the wider
+# form, so no Service name a cluster accepts is refused here.
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", re.ASCII)
+DNS_LABEL_MAX = 63
+
+
+def dns_label_problem(name: str) -> str | None:
+    """Why `name` is not an RFC 1123 DNS label (what a Service or namespace name must be), or None."""
+    if not name:
+        return "is empty"
+    if len(name) > DNS_LABEL_MAX:
+        return f"is {len(name)} characters long (a DNS label has at most {DNS_LABEL_MAX})"
+    if not _DNS_LABEL.fullmatch(name):
+        return ("is not a DNS label: lower-case letters a-z, digits and '-' only, starting and ending with a "
+                "letter or digit")
+    return None
+
+
 def service_dns_names(service: str, namespace: str) -> list[str]:
     return [service, f"{service}.{namespace}", f"{service}.{namespace}.svc",
             f"{service}.{namespace}.svc.cluster.local"]
+
+
+COMMON_NAME_MAX = 64  # X.509 upper bound for a commonName (RFC 5280 ub-common-name)
+
+
+def ca_common_name(service: str, namespace: str) -> str:
+    """`S.N.svc CA`, or a fixed name when that is longer than a commonName may be (two long labels)."""
+    name = f"{service}.{namespace}.svc CA"
+    return name if len(name) <= COMMON_NAME_MAX else "vgpuctl-webhook-ca"
 
 
 def _now() -> dt.datetime:
@@ -101,12 +136,66 @@ def issue_serving_cert(ca: CertKey, dns_names: Sequence[str], ip_addresses: Sequ
     return CertKey(cert, key)
 
 
-def load_ca(cert_file: str, key_file: str) -> CertKey:
-    """An existing CA (to renew the serving certificate without changing the webhook's caBundle)."""
-    cert = x509.load_pem_x509_certificate(Path(cert_file).read_bytes())
-    key = serialization.load_pem_private_key(Path(key_file).read_bytes(), password=None)
-    if not isinstance(key, ec.EllipticCurvePrivateKey):
-        raise ValueError(f"{key_file}: expected an EC private key")
+class PairError(ValueError):
+    """A certificate/key pair on disk that cannot be used, said in one line naming the file."""
+
+
+def read_pem_pair(cert_file: str, key_file: str) -> tuple[x509.Certificate, Any]:
+    """The first certificate of `cert_file` and the unencrypted private key of `key_file` (both PEM, as
+    gunicorn and `kubectl create secret tls` take them); whether they belong together is `key_matches`."""
+    def read(path: str) -> bytes:
+        try:
+            return Path(path).read_bytes()
+        except OSError as exc:
+            raise PairError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+    cert_bytes, key_bytes = read(cert_file), read(key_file)
+    try:
+        cert = x509.load_pem_x509_certificate(cert_bytes)
+    except ValueError:
+        raise PairError(f"{cert_file}: not a PEM certificate (expected -----BEGIN CERTIFICATE-----)") from None
+    try:
+        key = serialization.load_pem_private_key(key_bytes, password=None)
+    except TypeError:  # cryptography: "Password was not given but private key is encrypted"
+        raise PairError(f"{key_file}: the private key is encrypted; give it unencrypted") from None
+    except (ValueError, UnsupportedAlgorithm) as exc:
+        what = "not a PEM private key (expected -----BEGIN PRIVATE KEY-----)" if b"-----BEGIN" not in key_bytes \
+            else f"not a usable PEM private key ({_first_line(exc)})"
+        raise PairError(f"{key_file}: {what}") from None
+    return cert, key
+
+
+def read_matching_pair(cert_file: str, key_file: str) -> tuple[x509.Certificate, Any]:
+    """`read_pem_pair`, refused (`PairError`) unless the key is the certificate's."""
+    cert, key = read_pem_pair(cert_file, key_file)
+    if not key_matches(key, cert):
+        raise PairError(f"{key_file} is not the key of {cert_file} (their public keys differ)")
+    return cert, key
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def load_ca(cert_file: str, key_file: str, now: dt.datetime | None = None) -> CertKey:
+    """An existing CA (to renew the serving certificate without changing the webhook's caBundle). Refused,
+    with `PairError`, unless a serving certificate it signs would verify: the key must be the certificate's,
+    the certificate a CA's, and valid now."""
+    cert, key = read_matching_pair(cert_file, key_file)
+    if not isinstance(key, SigningKey):
+        raise PairError(f"{key_file}: a {type(key).__name__}; vgpuctl signs with an EC or RSA CA key")
+    try:
+        is_ca = cert.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
+    except x509.ExtensionNotFound:
+        is_ca = False
+    if not is_ca:
+        raise PairError(f"{cert_file} is not a CA certificate (no basicConstraints CA:TRUE): a certificate it "
+                        "signed would not verify")
+    now = now or _now()
+    if cert.not_valid_after_utc <= now:
+        raise PairError(f"{cert_file}: the CA expired on {cert.not_valid_after_utc:%Y-%m-%d}")
+    if cert.not_valid_before_utc > now + BACKDATE:
+        raise PairError(f"{cert_file}: the CA is not valid before {cert.not_valid_before_utc:%Y-%m-%d}")
     return CertKey(cert, key)
 
 

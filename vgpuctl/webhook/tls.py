@@ -20,10 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography import x509
-from cryptography.hazmat.primitives import serialization
-
-from vgpuctl.webhook.certs import key_matches
+from vgpuctl.webhook.certs import PairError, key_matches, read_matching_pair, read_pem_pair
 
 log = logging.getLogger("vgpuctl.webhook")
 
@@ -51,12 +48,9 @@ def check_certificate(cert_file: str, key_file: str, *, margin: dt.timedelta,
     """Readable, parseable, matching key, currently valid and not expiring within `margin`."""
     now = now or dt.datetime.now(dt.timezone.utc)
     try:
-        with open(cert_file, "rb") as f:
-            cert = x509.load_pem_x509_certificate(f.read())
-        with open(key_file, "rb") as f:
-            key = serialization.load_pem_private_key(f.read(), password=None)
-    except (OSError, ValueError, TypeError) as exc:
-        return CertStatus(False, f"TLS certificate or key unreadable: {type(exc).__name__}: {exc}")
+        cert, key = read_pem_pair(cert_file, key_file)
+    except PairError as exc:
+        return CertStatus(False, f"TLS certificate or key unreadable: {exc}")
     not_after = cert.not_valid_after_utc
     if not key_matches(key, cert):
         return CertStatus(False, "TLS key does not match the certificate", not_after, cert.serial_number)
@@ -67,6 +61,17 @@ def check_certificate(cert_file: str, key_file: str, *, margin: dt.timedelta,
         return CertStatus(False, f"TLS certificate expires {not_after.isoformat()} (within {margin.days} days)",
                           not_after, cert.serial_number)
     return CertStatus(True, "", not_after, cert.serial_number)
+
+
+def startup_problem(cert_file: str, key_file: str) -> str | None:
+    """Why the pair cannot serve at all, checked before the server starts (a usage error), or None: each
+    file readable PEM, the key the certificate's. Expiry is left to /readyz: a rotated Secret is served
+    from the next connection without a restart."""
+    try:
+        read_matching_pair(cert_file, key_file)
+    except PairError as exc:
+        return str(exc)
+    return None
 
 
 class CertificateMonitor:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.cli.conftest import EXAMPLES, validate
@@ -12,26 +13,50 @@ BROKEN = str(EXAMPLES / "clusters" / "broken.yaml")
 HEALTHY = str(EXAMPLES / "clusters" / "healthy.yaml")
 
 
-def test_pending_pod_with_an_invalid_mode_fits_nowhere(run) -> None:
+def test_pending_pod_volcano_never_places_is_answered_by_the_pod_rules(run) -> None:
+    """notebook-bob asks for `vgpu-mode: MIG` and `vgpu-memory: 3Gi`: `review(existing=True)` (the doctor's
+    view) rejects both, so `why` says Volcano never places it, with those findings, and simulates nothing."""
     result = run("why", "notebook-bob", "-n", "ml", "--snapshot", BROKEN, "-o", "json")
     assert result.exit_code == 1
     report = result.json()
     validate("why-report.schema.json", report)
     assert report["pod"] == "ml/notebook-bob" and report["phase"] == "Pending" and report["families"] == ["vgpu"]
-    assert report["fits"] == [] and report["node"] is None
+    assert report["verdict"] == "rejected" and report["fits"] == [] and report["unfit"] == []
+    assert report["node"] is None
+    assert [f["code"] for f in report["findings"]] == ["VGP001", "VGP005"]
+    assert "never places it" in report["hints"][0]
+
+
+def _two_gpus(tmp_path: Path, memory: str) -> str:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "try", "namespace": "ml"},
+           "spec": {"schedulerName": "volcano", "containers": [{"name": "c", "resources": {"limits": {
+               "volcano.sh/vgpu-number": "2", "volcano.sh/vgpu-memory": memory}}}]}}
+    path = tmp_path / "two.yaml"
+    path.write_text(yaml.safe_dump(pod))
+    return str(path)
+
+
+def test_a_valid_request_that_fits_nowhere_groups_the_reasons(run, tmp_path: Path) -> None:
+    result = run("why", "-f", _two_gpus(tmp_path, "30000"), "--snapshot", BROKEN, "-o", "json")
+    assert result.exit_code == 1
+    report = result.json()
+    validate("why-report.schema.json", report)
+    assert report["verdict"] == "no-fit" and report["findings"] == []
     groups = {g["reason"]: g for g in report["unfit"]}
-    assert groups["mode-mismatch"]["nodes"] == ["gpu-mig-0", "gpu-node-0"]
-    assert "pod wants volcano.sh/vgpu-mode MIG, node mode is mig" in groups["mode-mismatch"]["message"]
+    assert groups["insufficient-memory"]["nodes"] == ["gpu-node-0"]
+    assert "GPU 1: free memory 20480 MiB < 30000 MiB" in groups["insufficient-memory"]["message"]
     counts = [g["count"] for g in report["unfit"]]
     assert counts == sorted(counts, reverse=True)
     assert "5 fields" in next(c["message"] for c in report["closest"] if c["node"] == "gpu-node-1")
 
 
-def test_table_and_namespace_slash_name(run) -> None:
-    result = run("why", "ml/notebook-bob", "--snapshot", BROKEN)
+def test_table_and_namespace_slash_name(run, tmp_path: Path) -> None:
+    result = run("why", "-f", _two_gpus(tmp_path, "30000"), "--snapshot", BROKEN)
     assert result.exit_code == 1
-    assert "fits no node" in result.stdout and "mode-mismatch" in result.stdout and "Closest nodes" in result.stdout
-    assert "\x1b[" not in result.stdout
+    assert "fits no node" in result.stdout and "insufficient-memory" in result.stdout
+    assert "Closest nodes" in result.stdout and "\x1b[" not in result.stdout
+    named = run("why", "ml/notebook-bob", "--snapshot", BROKEN)
+    assert named.exit_code == 1 and "rejected by the pod rules" in named.stdout and "VGP001" in named.stdout
 
 
 def test_bound_pod_reports_what_it_got(run) -> None:
@@ -61,7 +86,8 @@ def test_what_if_from_a_file(run, tmp_path: Path) -> None:
         "volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "100000"}}}]}}
     path.write_text(yaml.safe_dump(big))
     result = run("why", "-f", str(path), "--snapshot", BROKEN, "-o", "yaml")
-    assert result.exit_code == 1 and "insufficient-memory" in result.stdout
+    # Larger than every GPU of the snapshot: VGP005 with the cluster's facts, as lint --snapshot says.
+    assert result.exit_code == 1 and "verdict: rejected" in result.stdout and "VGP005" in result.stdout
 
 
 def test_usage_errors(run, tmp_path: Path) -> None:
@@ -138,3 +164,88 @@ def test_after_a_big_snapshot_the_process_exits_fast_with_its_output_and_exit_co
     assert "TEARDOWN" not in done.stderr and "Traceback" not in done.stderr
     small = why(HEALTHY)  # a small snapshot exits the normal way
     assert json.loads(small.stdout)["kind"] == "WhyReport" and "TEARDOWN" in small.stderr
+
+
+def _bad_pod(tmp_path: Path, limits: dict[str, str]) -> str:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bad", "namespace": "ml"},
+           "spec": {"schedulerName": "volcano", "containers": [{"name": "c", "resources": {"limits": limits}}]}}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(pod, allow_unicode=True))
+    return str(path)
+
+
+@pytest.mark.parametrize("limits", [
+    {"volcano.sh/vgpu-number": "-1"}, {"volcano.sh/vgpu-number": "1e38"}, {"volcano.sh/vgpu-number": "３０００"},
+    {"volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "3Gi"},
+])
+def test_why_and_lint_agree_on_a_request_volcano_never_places(run, tmp_path: Path, limits: dict[str, str]) -> None:
+    """Issue 15 §3: the same file and snapshot through `lint` and `why -f`: both fail, with the same errors."""
+    path = _bad_pod(tmp_path, limits)
+    lint = run("lint", path, "--snapshot", HEALTHY, "-o", "json")
+    why = run("why", "-f", path, "--snapshot", HEALTHY, "-o", "json")
+    assert lint.exit_code == why.exit_code == 1
+    report = why.json()
+    validate("why-report.schema.json", report)
+    errors = [(f["code"], f["message"]) for f in lint.json()["items"][0]["findings"] if f["severity"] == "error"]
+    assert errors and [(f["code"], f["message"]) for f in report["findings"] if f["severity"] == "error"] == errors
+    assert report["verdict"] == "rejected" and report["fits"] == [] and report["unfit"] == []
+    assert "18446744072635809792" not in why.stdout
+    table = run("why", "-f", path, "--snapshot", HEALTHY)
+    assert table.exit_code == 1 and "rejected by the pod rules" in table.stdout and errors[0][0] in table.stdout
+
+
+def test_gang_what_if_on_the_bundled_examples(run) -> None:
+    """Issue 16 §2: the Deployment's two replicas both fit on the healthy cluster, each booking its own GPU;
+    the MindCluster vNPU Job's gang cannot start there (the family is off in its scheduler)."""
+    result = run("why", "-f", str(EXAMPLES / "vgpu" / "deployment.yaml"), "--snapshot", HEALTHY, "-o", "json")
+    assert result.exit_code == 0
+    report = result.json()
+    validate("why-report.schema.json", report)
+    gang = report["gang"]
+    assert (gang["kind"], gang["replicas"], gang["minAvailable"], gang["fitAtOnce"], gang["starts"]) == \
+        ("Deployment", 2, 1, 2, True)
+    placed = [(p["replica"], p["node"], p["devices"][0]["id"]) for p in gang["placements"]]
+    assert [r for r, _, _ in placed] == ["ml/inference-0", "ml/inference-1"]
+    assert len({(n, d) for _, n, d in placed}) == 2  # the second replica did not reuse the first one's booking
+    job = run("why", "-f", str(EXAMPLES / "mindcluster" / "vnpu-job.yaml"), "--snapshot", HEALTHY, "-o", "json")
+    assert job.exit_code == 1
+    data = job.json()
+    validate("why-report.schema.json", data)
+    assert data["gang"]["starts"] is False
+    assert data["gang"]["firstFailure"]["replica"] == "vnpu/mindx-dls-default-test-0"
+    table = run("why", "-f", str(EXAMPLES / "mindcluster" / "vnpu-job.yaml"), "--snapshot", HEALTHY)
+    assert "0 of 1 replica fit at once" in table.stdout and "never starts" in table.stdout
+
+
+def test_gang_what_if_table_lists_each_replica_and_the_first_failure(run, tmp_path: Path) -> None:
+    deployment = yaml.safe_load((EXAMPLES / "vgpu" / "deployment.yaml").read_text())
+    deployment["spec"]["replicas"] = 12
+    path = tmp_path / "many.yaml"
+    path.write_text(yaml.safe_dump(deployment))
+    result = run("why", "-f", str(path), "--snapshot", HEALTHY)
+    assert result.exit_code == 0  # a Deployment's PodGroup asks for one member
+    assert "of 12 replicas fit at once" in result.stdout and "First replica that does not fit" in result.stdout
+    report = run("why", "-f", str(path), "--snapshot", HEALTHY, "-o", "json").json()
+    validate("why-report.schema.json", report)
+    gang = report["gang"]
+    assert 0 < gang["fitAtOnce"] < 12 and len(gang["placements"]) == gang["fitAtOnce"]
+    assert gang["firstFailure"]["replica"] == gang["unplaced"][0]
+
+
+MANIFESTS = sorted(p for d in ("vgpu", "gpushare", "ascend-hami", "mindcluster") for p in (EXAMPLES / d).glob("*.yaml"))
+MANIFESTS += sorted((EXAMPLES.parent / "tests" / "fixtures" / "upstream-examples").glob("[!d]*/*.yaml"))
+
+
+@pytest.mark.parametrize("path", MANIFESTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_why_rejects_exactly_what_lint_denies(run, path: Path) -> None:
+    """Issue 15: one truth. The same manifest and snapshot through `lint` and `why -f`: `why` answers
+    `rejected` exactly when lint denies the object (`why -f` reads the file's first object)."""
+    lint = run("lint", str(path), "--snapshot", HEALTHY, "-o", "json").json()["items"][0]
+    why = run("why", "-f", str(path), "--snapshot", HEALTHY, "-o", "json")
+    report = why.json()
+    validate("why-report.schema.json", report)
+    assert (report["verdict"] == "rejected") is (not lint["allowed"])
+    errors = sorted(f["code"] for f in lint["findings"] if f["severity"] == "error")
+    assert sorted(f["code"] for f in report["findings"] if f["severity"] == "error") == errors
+    if not lint["allowed"]:
+        assert why.exit_code == 1

@@ -17,4 +17,4 @@ def test_live_why_equals_snapshot_why(cluster: FakeCluster, tmp_path: Path) -> N
     snap_code, snap, _ = run("why", "ml/notebook-bob", "--snapshot", str(BROKEN), "-o", "json")
     assert live_code == snap_code == 1
     assert live == snap
-    assert [u["reason"] for u in live["unfit"]] == ["not-device-node", "mode-mismatch"]
+    assert live["verdict"] == "rejected" and [f["code"] for f in live["findings"]] == ["VGP001", "VGP005"]

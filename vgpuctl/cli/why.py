@@ -15,6 +15,7 @@ from vgpuctl.core.findings import ExitStatus
 from vgpuctl.core.podrules.targets import pod_targets
 from vgpuctl.core.versions import VersionError, parse_version
 from vgpuctl.core.why import explain_in_snapshot
+from vgpuctl.core.why.whatif import explain_what_if
 from vgpuctl.render import OutputFormat, dump
 from vgpuctl.render.why import render_why
 from vgpuctl.sources import UsageError, read_manifests
@@ -24,8 +25,10 @@ EPILOG = """[bold]Examples[/bold]
   vgpuctl why notebook-bob -n ml              # why is it Pending, and which nodes come closest
   vgpuctl why ml/notebook-bob --snapshot cluster.yaml -o json
   vgpuctl why -f pod.yaml                     # what-if: where would this pod land right now?
+  vgpuctl why -f job.yaml                     # a Volcano Job / Deployment: do its replicas fit together?
 
-Exit code: 0 the pod fits some node (or is bound), 1 it fits none, 2 usage error, 3 cluster unreachable.
+Exit code: 0 the pod fits some node (is bound, or the workload's gang starts), 1 it fits none or the pod
+rules reject it, 2 usage error, 3 cluster unreachable.
 """
 
 
@@ -51,7 +54,10 @@ def why_command(
         version = parse_version(volcano_version) if volcano_version else None
     except VersionError as exc:
         raise UsageError(str(exc)) from None
-    manifest: Mapping[str, Any] | None = _manifest(file, namespace) if file is not None else None
+    source: Mapping[str, Any] | None = None
+    manifest: Mapping[str, Any] | None = None
+    if file is not None:
+        source, manifest = _manifest(file, namespace)
     loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version)
     if manifest is None:
         assert pod is not None
@@ -60,8 +66,12 @@ def why_command(
         if found is None:
             raise UsageError(f"no pod {ns}/{name} in the {'snapshot' if snapshot else 'cluster'}")
         manifest = found
-    report = explain_in_snapshot(manifest, loaded.snapshot, what_if=file is not None, volcano_version=version,
-                                 now=datetime.now(timezone.utc))
+    now = datetime.now(timezone.utc)
+    if source is not None:
+        report = explain_what_if(source, manifest, loaded.snapshot, namespace=namespace or "default",
+                                 volcano_version=version, now=now)
+    else:
+        report = explain_in_snapshot(manifest, loaded.snapshot, volcano_version=version, now=now)
     out = stdout()
     if output is OutputFormat.TABLE:
         render_why(report, make_console(out))
@@ -76,8 +86,8 @@ def _key(pod: Mapping[str, Any]) -> tuple[str, str]:
     return str(meta.get("namespace") or "default"), str(meta.get("name") or "")
 
 
-def _manifest(path: str, namespace: str | None) -> dict[str, Any]:
-    """The first pod (or pod template) in the file, as a Pod."""
+def _manifest(path: str, namespace: str | None) -> tuple[Mapping[str, Any], dict[str, Any]]:
+    """The first object with a pod (or pod template) in the file, and that pod as a Pod."""
     for doc in read_manifests([path]):
         if doc.error:
             raise UsageError(f"{doc.source}: {doc.error}")
@@ -92,7 +102,7 @@ def _manifest(path: str, namespace: str | None) -> dict[str, Any]:
         top: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
         meta.setdefault("name", top.get("name") or "what-if")
         meta.setdefault("namespace", namespace or top.get("namespace") or "default")
-        return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": dict(target.spec)}
+        return doc.obj, {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": dict(target.spec)}
     raise UsageError(f"{path}: no Pod or pod template found")
 
 

@@ -6,8 +6,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from vgpuctl.core.findings import Finding
+from vgpuctl.core.why.gang import GangReport
 from vgpuctl.core.why.model import DeviceChoice, WhyReport
-from vgpuctl.render.style import PASS_MARK, plural
+from vgpuctl.render.style import PASS_MARK, SEVERITY_MARK, SEVERITY_STYLE, plural
 
 MAX_FITS = 10
 
@@ -30,11 +32,21 @@ def render_why(report: WhyReport, console: Console) -> None:
     console.print(Text.assemble((report.pod, "bold"), f"  {report.phase}", (f" · {families}", "cyan")))
     if report.bound_node is not None:
         console.print(Text(f"{PASS_MARK} bound to {report.bound_node}", style="green"))
+    elif report.rejected:
+        console.print(Text("× rejected by the pod rules: Volcano never places this request as written",
+                           style="bold red"))
+    elif report.gang is not None:
+        pass  # the gang section says it
     elif report.fits:
         console.print(Text(f"{PASS_MARK} fits {plural(len(report.fits), 'node')}", style="green"))
     elif report.unfit:
         checked = sum(g.count for g in report.unfit)
         console.print(Text(f"× fits no node ({plural(checked, 'node')} checked)", style="bold red"))
+    if report.findings:
+        _findings(report.findings, console)
+    if report.gang is not None:
+        _gang(report.gang, console)
+        return
     if report.fits:
         table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1))
         table.add_column("NODE", no_wrap=True)
@@ -62,3 +74,43 @@ def render_why(report: WhyReport, console: Console) -> None:
                            style="bold underline"))
         for hint in report.hints:
             console.print(Text(f"  • {hint}"))
+
+
+def _findings(findings: list[Finding], console: Console) -> None:
+    console.print(Text("Pod rules (as lint and the webhook judge it)", style="bold underline"))
+    for f in findings:
+        console.print(Text.assemble("  ", (f"{SEVERITY_MARK[f.severity]} {f.code}", SEVERITY_STYLE[f.severity]),
+                                    f"  {f.message}"))
+        if f.hint:
+            console.print(Text(f"      hint: {f.hint} (vgpuctl explain {f.code})", style="dim"))
+
+
+def _gang(gang: GangReport, console: Console) -> None:
+    """A workload's what-if: how many replicas fit at once, where each went, the first that did not."""
+    what = f"{gang.kind} {gang.name}"
+    need = f"minAvailable {gang.min_available}: {gang.min_source}"
+    line = f"{gang.fit} of {plural(gang.replicas, 'replica')} fit at once; {need}"
+    if gang.starts:
+        console.print(Text(f"{PASS_MARK} {what}: {line}", style="green"))
+    else:
+        console.print(Text(f"× {what}: {line} — the gang never starts", style="bold red"))
+    if gang.placed:
+        table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1))
+        for column in ("REPLICA", "NODE", "DEVICES"):
+            table.add_column(column, no_wrap=column != "DEVICES")
+        for replica, placement in gang.placed:
+            table.add_row(replica.name, placement.node, "; ".join(_device(d) for d in placement.devices) or "–")
+        console.print(table)
+    if gang.first_failure is None:
+        return
+    rest = len(gang.failed) - 1
+    more = f" ({rest} more replica{'s' if rest != 1 else ''} did not fit either)" if rest > 0 else ""
+    console.print(Text(f"First replica that does not fit: {gang.first_failure.name}{more}", style="bold underline"))
+    table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1))
+    for column in ("NODES", "REASON", "EXAMPLE"):
+        table.add_column(column, no_wrap=column != "EXAMPLE")
+    for group in gang.first_failure_unfit:
+        table.add_row(str(group.count), Text(group.reason.value, style="yellow"), group.message)
+    console.print(table)
+    for hint in gang.first_failure_hints:
+        console.print(Text(f"  • {hint}"))

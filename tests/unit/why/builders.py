@@ -45,7 +45,8 @@ def vgpu_node(name: str, *gpus: str, annotations: dict[str, str] | None = None) 
 def pod(name: str, limits: dict[str, Any] | None = None, *, ns: str = "ml", node: str | None = None,
         annotations: dict[str, str] | None = None, labels: dict[str, str] | None = None,
         containers: list[dict[str, Any]] | None = None, phase: str = "Pending") -> dict[str, Any]:
-    spec: dict[str, Any] = {"containers": containers or [{"name": "main", "resources": {"limits": limits or {}}}]}
+    spec: dict[str, Any] = {"schedulerName": "volcano",
+                            "containers": containers or [{"name": "main", "resources": {"limits": limits or {}}}]}
     if node:
         spec["nodeName"] = node
     return {"kind": "Pod", "metadata": {"name": name, "namespace": ns, "annotations": annotations or {},

@@ -54,7 +54,9 @@ def test_insufficient_memory_names_the_device_closest_to_fitting() -> None:
     verdict = run(vgpu_pod("p", memory=16384), *objects)
     assert not verdict.fits and verdict.reason is Reason.INSUFFICIENT_MEMORY
     assert verdict.message == "GPU 1: free memory 12288 MiB < 16384 MiB"
-    assert "12288" in verdict.hint
+    snapshot, env = cluster(*objects)
+    report = explain(vgpu_pod("p", memory=16384), snapshot.nodes, env)  # the number comes from a replay
+    assert [(e.key, e.value) for e in report.suggestions[0].edits] == [("volcano.sh/vgpu-memory", "12288")]
 
 
 def test_no_memory_request_asks_for_the_whole_card() -> None:

@@ -109,7 +109,7 @@ def _one_type(pod: PodRequest, node: NodeState, vnpu: VnpuConfig, requests: list
                 Reason.PARTIAL_MULTI_DEVICE,
                 f'container "{req.container}": {req.nums} × {vnpu.common_word} with a partial card ({part}); '
                 "vNPU does not support partial memory allocation when requesting multiple devices", 2.0,
-                "omit the memory request (whole cards) or ask for one device"))
+                "omit the memory request (whole cards) or ask for one device", req.container))
         nums = req.nums
         best: Miss | None = None
         for device in devices:
@@ -131,8 +131,13 @@ def _one_type(pod: PodRequest, node: NodeState, vnpu: VnpuConfig, requests: list
                 best = Miss(Reason.TOO_MANY_DEVICES, f"{len(devices)} {vnpu.common_word} device(s), all taken by "
                                                      "earlier containers of the pod", 2.0)
             count = f' (container "{req.container}" found {found} of {req.nums})' if req.nums > 1 else ""
+            if best.reason is Reason.INSUFFICIENT_MEMORY and book.memory != memory:
+                count += (f"; {memory} MiB is booked as {book.memory} MiB ("
+                          + (f"template {book.template}" if book.template else
+                             "no template covers it, so the whole chip's memoryAllocatable") + ")")
             return NodeVerdict.miss(node.name, FAMILY, Miss(best.reason, best.message + count,
-                                                            best.progress + 0.009 * found / req.nums, best.hint))
+                                                            best.progress + 0.009 * found / req.nums, best.hint,
+                                                            req.container))
     return chosen
 
 
@@ -148,7 +153,7 @@ def _fit(device: DeviceState, memory: int, cores: int, hami_core: bool, supports
     free = device.memory_total - device.memory_used
     if free < memory:
         return Miss(Reason.INSUFFICIENT_MEMORY, f"{label}: free memory {free} MiB < {memory} MiB",
-                    6.0 + min(max(free, 0) / memory, 0.99), f"ask for ≤ {max(free, 0)} MiB")
+                    6.0 + min(max(free, 0) / memory, 0.99), "ask for less NPU memory")
     total = 100 if hami_core else device.cores_total
     if total - device.cores_used < cores:
         return Miss(Reason.INSUFFICIENT_CORES, f"{label}: free cores {total - device.cores_used} < {cores}",

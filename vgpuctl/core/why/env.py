@@ -100,3 +100,14 @@ class WhyEnv:
                 if isinstance(name, str) and name and mapping(p.get("status")).get("phase") not in DONE_POD_PHASES:
                     self._by_node.setdefault(name, []).append(p)
         return self._by_node.get(node, [])
+
+    def with_bound(self, pod: Mapping[str, Any], node: str) -> WhyEnv:
+        """This env with `pod` bound to `node` added (the gang what-if's booking): the indexes are carried
+        over with the one pod instead of rebuilt."""
+        self.pod("")
+        self.pods_on("")
+        assert self._by_key is not None and self._by_node is not None
+        return WhyEnv(device_config=self.device_config, deviceshare=self.deviceshare,
+                      volcano_version=self.volcano_version, now=self.now, pods=[*self.pods, pod],
+                      _by_key={**self._by_key, pod_key(pod): pod},
+                      _by_node={**self._by_node, node: [*self._by_node.get(node, []), pod]})

@@ -45,7 +45,7 @@ def simulate(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
             return NodeVerdict.miss(node.name, family, Miss(
                 Reason.INSUFFICIENT_MEMORY, f"GPU {best[0]}: free memory {best[1]} MiB < {need} MiB (the whole "
                                             "pod must fit on one card)", 6.0 + min(best[1] / need, 0.99)),
-                f"lower {spec.GPU_MEMORY} to ≤ {best[1]} MiB")
+                f"lower {spec.GPU_MEMORY}")
     if env.deviceshare.gpu_number and pod.gpushare_number > 0:
         need = pod.gpushare_number
         idle = [c for c in cards if not c.pods]

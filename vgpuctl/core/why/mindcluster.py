@@ -118,7 +118,7 @@ def simulate(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
     if idle < req.cores:
         return NodeVerdict.miss(node.name, FAMILY, Miss(
             Reason.INSUFFICIENT_CORES, f"idle {spec.NPU_CORE} {idle} < {req.cores}",
-            7.0 + min(max(idle, 0) / req.cores, 0.99) if req.cores else 7.0, f"ask for ≤ {max(idle, 0)} cores"))
+            7.0 + min(max(idle, 0) / req.cores, 0.99) if req.cores else 7.0, "ask for fewer cores"))
     per_chip = _per_chip(node)
     whole = per_chip > 0 and req.cores % per_chip == 0
     if whole:

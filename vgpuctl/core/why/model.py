@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from vgpuctl.core.findings import Finding
 from vgpuctl.core.spec import Family
+
+if TYPE_CHECKING:
+    from vgpuctl.core.why.gang import GangReport
 
 
 class Reason(str, enum.Enum):
@@ -59,7 +63,8 @@ class Miss:
     reason: Reason
     message: str
     progress: float  # checks passed (+ a fraction of the failing one); higher is closer to fitting
-    hint: str = ""  # what would make this device (or node) fit
+    hint: str = ""  # what would make this device (or node) fit: advisory, never a number (see `suggest`)
+    container: str = ""  # the container whose request failed, when the filter works per container
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +76,8 @@ class NodeVerdict:
     message: str = ""
     devices: tuple[DeviceChoice, ...] = ()
     progress: float = 0.0  # see `Miss.progress`; node-level misses sit below every device-level miss
-    hint: str = ""  # what would make it fit here, when we can say
+    hint: str = ""  # what would make it fit here, when we can say (advisory: numbers come from `suggest`)
+    container: str = ""  # the container whose request failed ("" when the filter judges the whole pod)
 
     @staticmethod
     def fit(node: str, devices: tuple[DeviceChoice, ...], family: Family | None = None) -> NodeVerdict:
@@ -79,7 +85,8 @@ class NodeVerdict:
 
     @staticmethod
     def miss(node: str, family: Family, miss: Miss, hint: str = "") -> NodeVerdict:
-        return NodeVerdict(node, False, family, miss.reason, miss.message, (), miss.progress, hint or miss.hint)
+        return NodeVerdict(node, False, family, miss.reason, miss.message, (), miss.progress, hint or miss.hint,
+                           miss.container)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +113,48 @@ class Placement:
         return {"node": self.node, "devices": [d.to_dict() for d in self.devices]}
 
 
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """One change to the pod: a container's limit (and request, if it has one), or a pod annotation."""
+
+    container: str | None  # None: a pod annotation
+    key: str
+    value: str | None  # None removes it
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"container": self.container, "key": self.key, "value": self.value}
+
+    def describe(self) -> str:
+        where = f' in container "{self.container}"' if self.container is not None else " (pod annotation)"
+        return f"remove {self.key}{where}" if self.value is None else f"set {self.key}: {self.value}{where}"
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    node: str
+    reason: Reason  # the reason the node failed before the edit
+    edits: tuple[Edit, ...]
+    note: str = ""  # what the value means to Volcano (e.g. "= 12288 MiB per GPU")
+
+    @property
+    def text(self) -> str:
+        what = "; ".join(e.describe() for e in self.edits)
+        return f"{what}{f' ({self.note})' if self.note else ''}: fits on {self.node} (replayed)"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"node": self.node, "reason": self.reason.value, "edits": [e.to_dict() for e in self.edits],
+                "text": self.text}
+
+
 API_VERSION = "vgpuctl.io/v1alpha1"
 PHASE_WHAT_IF = "WhatIf"
+
+# `verdict` of a WhyReport: one word for scripts, next to the pod's `phase`.
+VERDICT_BOUND = "bound"  # the pod is on a node; `fits` holds what it got
+VERDICT_REJECTED = "rejected"  # the rule core rejects the request (see `findings`): nothing was simulated
+VERDICT_FITS = "fits"
+VERDICT_NO_FIT = "no-fit"
+VERDICT_NO_DEVICE = "no-device-request"  # asks for nothing deviceshare filters
 
 
 @dataclass
@@ -122,11 +169,31 @@ class WhyReport:
     closest: list[NodeVerdict] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
     bound_node: str | None = None
+    findings: list[Finding] = field(default_factory=list)  # the rule core's errors and warnings
+    rejected: bool = False  # the rule core rejects the request: never simulated
+    suggestions: list[Suggestion] = field(default_factory=list)  # replayed changes that make it fit
+    gang: GangReport | None = None  # a workload's what-if: its replicas placed together (`gang.py`)
 
     @property
     def schedulable(self) -> bool:
         """Exit 0: the pod is bound, fits somewhere, or asks for nothing deviceshare filters."""
-        return self.bound_node is not None or bool(self.fits) or not self.unfit
+        if self.bound_node is not None:
+            return True
+        if self.gang is not None and not self.rejected:
+            return self.gang.starts
+        return not self.rejected and (bool(self.fits) or not self.unfit)
+
+    @property
+    def verdict(self) -> str:
+        if self.bound_node is not None:
+            return VERDICT_BOUND
+        if self.rejected:
+            return VERDICT_REJECTED
+        if self.gang is not None:
+            return VERDICT_FITS if self.gang.starts else VERDICT_NO_FIT
+        if self.fits:
+            return VERDICT_FITS
+        return VERDICT_NO_FIT if self.unfit else VERDICT_NO_DEVICE
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -135,10 +202,14 @@ class WhyReport:
             "pod": self.pod,
             "families": [f.value for f in self.families],
             "phase": self.phase,
+            "verdict": self.verdict,
             "node": self.bound_node,
             "fits": [p.to_dict() for p in self.fits],
             "unfit": [g.to_dict() for g in self.unfit],
             "closest": [{"node": v.node, "reason": v.reason.value if v.reason else None, "message": v.message}
                         for v in self.closest],
             "hints": list(self.hints),
+            "findings": [f.to_dict() for f in self.findings],
+            "suggestions": [s.to_dict() for s in self.suggestions],
+            **({"gang": self.gang.to_dict()} if self.gang is not None else {}),
         }

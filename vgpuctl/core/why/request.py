@@ -88,6 +88,7 @@ class PodRequest:
     ascend_hami_core: bool = False
     mindcluster: MindClusterRequest | None = None
     mindcluster_wanted: bool = False  # npu-core in limits (whatever the ring-controller label says)
+    resources: frozenset[str] = frozenset()  # extended resources some container asks a non-zero amount of
 
     @property
     def gpushare_wanted(self) -> bool:
@@ -108,8 +109,21 @@ def parse_pod(pod: Mapping[str, Any], env: WhyEnv) -> PodRequest:
         key=key, annotations=ctx.annotations, labels=ctx.labels, vgpu=vgpu, vgpu_wanted=vgpu_wanted,
         gpushare_memory=share_mem, gpushare_number=share_num, ascend=ascend,
         ascend_hami_core=ctx.annotations.get(spec.ANN_VNPU_MODE) == spec.VNPU_MODE_HAMI_CORE,
-        mindcluster=mind, mindcluster_wanted=mind_wanted,
+        mindcluster=mind, mindcluster_wanted=mind_wanted, resources=_extended(ctx),
     )
+
+
+def _extended(ctx: PodContext) -> frozenset[str]:
+    """Extended resource names (`IsExtendedResourceName`: a domain, not kubernetes.io) with a non-zero value
+    in some container's limits or requests: what Volcano's `InitResreq` carries as scalar resources."""
+    names = set()
+    for c in ctx.containers:
+        for values in (c.limits, c.requests):
+            for name, raw in values.items():
+                if (isinstance(name, str) and "/" in name and not name.startswith(("kubernetes.io/", "requests."))
+                        and quantity_value(raw) != 0):
+                    names.add(name)
+    return frozenset(names)
 
 
 def _vgpu(apps: list[ContainerView], env: WhyEnv) -> tuple[tuple[VgpuRequest, ...], bool]:

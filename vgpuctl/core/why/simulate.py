@@ -13,8 +13,10 @@ from datetime import datetime
 from typing import Any
 
 from vgpuctl.core import spec
+from vgpuctl.core.cluster.facts import facts_from_snapshot
 from vgpuctl.core.cluster.model import ClusterSnapshot, NodeState
 from vgpuctl.core.codecs import find_node_locks
+from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.versions import Version
 from vgpuctl.core.why import ascend, gpushare, mindcluster, vgpu
 from vgpuctl.core.why.env import WhyEnv, mapping
@@ -29,6 +31,8 @@ from vgpuctl.core.why.model import (
     WhyReport,
 )
 from vgpuctl.core.why.request import PodRequest, parse_pod
+from vgpuctl.core.why.resources import unadvertised
+from vgpuctl.core.why.rules import judge
 
 CLOSEST = 5
 _LOCKS = {spec.Family.VGPU: spec.LOCK_VGPU, spec.Family.GPUSHARE: spec.LOCK_GPUSHARE,
@@ -84,6 +88,10 @@ def simulate_node(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
         devices.extend(verdict.devices)
         if verdict.family is not None:
             families.append(verdict.family)
+    if families:
+        missing = unadvertised(pod.resources, node, env, families[0])
+        if missing is not None:
+            return missing
     locked = _lock(node, families, env)
     if locked is not None:
         return locked
@@ -105,8 +113,14 @@ def _lock(node: NodeState, families: Iterable[spec.Family], env: WhyEnv) -> Node
 
 
 def explain(pod_obj: Mapping[str, Any], nodes: Iterable[NodeState], env: WhyEnv, *,
-            what_if: bool = False) -> WhyReport:
-    """The `why` answer for one pod across `nodes`."""
+            what_if: bool = False, facts: ClusterFacts | None = None,
+            source: Mapping[str, Any] | None = None) -> WhyReport:
+    """The `why` answer for one pod across `nodes`.
+
+    `facts` are what the rule core judges the request with (`facts_from_snapshot`, as `lint --snapshot`
+    uses; by default just the env's device config and version); `source` is the object the pod came from
+    (a workload for `-f deploy.yaml`), reviewed as `lint` reviews it. A rejected request is not simulated.
+    """
     pod = parse_pod(pod_obj, env)
     phase = PHASE_WHAT_IF if what_if else str(mapping(pod_obj.get("status")).get("phase") or "Pending")
     families = requested_families(pod)
@@ -118,11 +132,25 @@ def explain(pod_obj: Mapping[str, Any], nodes: Iterable[NodeState], env: WhyEnv,
         nodes = list(nodes)
         describe_bound(report, pod_obj, bound, env, next((n for n in nodes if n.name == bound), None))
         return report
+    if facts is None:
+        facts = ClusterFacts(device_config=env.device_config, volcano_version=env.volcano_version)
+    rules = judge(source if source is not None else pod_obj, facts, existing=not what_if)
+    report.findings = list(rules.findings)
+    if rules.rejected:
+        report.rejected = True
+        n = len(rules.blocking)
+        codes = ", ".join(sorted({f.code for f in rules.blocking}))
+        report.hints.append(f"the rule core rejects the request ({n} error{'s' if n != 1 else ''}: {codes}): "
+                            + ("the webhook would deny it and lint fails it; " if what_if else "")
+                            + "Volcano never places it as written, so no node was simulated. Fix the findings "
+                              "and ask again")
+        return report
     report.hints.extend(_unseen(pod, env))
     if not families:
         report.hints.append("the pod asks for no device Volcano's deviceshare filters; device sharing does not "
                             "decide where it lands")
         return report
+    nodes = list(nodes)
     verdicts = [simulate_node(pod, node, env) for node in nodes]
     report.fits = [Placement(v.node, v.devices) for v in sorted((v for v in verdicts if v.fits),
                                                                  key=lambda v: v.node)]
@@ -139,10 +167,19 @@ def explain(pod_obj: Mapping[str, Any], nodes: Iterable[NodeState], env: WhyEnv,
                                        head.hint))
     report.closest = misses[:CLOSEST]
     if not report.fits:
+        from vgpuctl.core.why.suggest import suggest
+
+        by_name = {n.name: n for n in nodes}
+        heads = {v.node: v for v in misses}
         for group in report.unfit[:3]:
-            if group.hint:
-                report.hints.append(f"{group.reason.value} ({group.count} node{'s' if group.count != 1 else ''}): "
-                                    f"{group.hint}")
+            where = f"{group.reason.value} ({group.count} node{'s' if group.count != 1 else ''}): "
+            found = suggest(pod_obj, pod, heads[group.nodes[0]], by_name[group.nodes[0]], env, facts,
+                            existing=not what_if)
+            if found is not None:
+                report.suggestions.append(found)
+                report.hints.append(where + found.text)
+            elif group.hint:
+                report.hints.append(where + group.hint)
         if misses:
             best = misses[0]
             report.hints.append(f"closest node: {best.node} ({best.reason.value if best.reason else ''}: "
@@ -165,6 +202,10 @@ def _unseen(pod: PodRequest, env: WhyEnv) -> list[str]:
 
 
 def explain_in_snapshot(pod_obj: Mapping[str, Any], snapshot: ClusterSnapshot, *, what_if: bool = False,
-                        volcano_version: Version | None = None, now: datetime | None = None) -> WhyReport:
+                        volcano_version: Version | None = None, now: datetime | None = None,
+                        source: Mapping[str, Any] | None = None) -> WhyReport:
+    """`explain` with the snapshot's env and the `ClusterFacts` it gives (the same facts `lint --snapshot`
+    judges with), so `why` and `lint` cannot disagree on the request."""
     env = env_from_snapshot(snapshot, volcano_version=volcano_version, now=now)
-    return explain(pod_obj, snapshot.nodes, env, what_if=what_if)
+    facts = facts_from_snapshot(snapshot, volcano_version=volcano_version)
+    return explain(pod_obj, snapshot.nodes, env, what_if=what_if, facts=facts, source=source)

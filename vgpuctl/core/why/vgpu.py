@@ -117,8 +117,8 @@ def simulate(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
         if request.nums > len(gpus):
             return NodeVerdict.miss(node.name, FAMILY, Miss(
                 Reason.TOO_MANY_DEVICES,
-                f'container "{request.container}": {request.nums} GPUs requested, node has {len(gpus)}', 2.0),
-                f"request at most {len(gpus)} GPUs per container")
+                f'container "{request.container}": {request.nums} GPUs requested, node has {len(gpus)}', 2.0,
+                container=request.container), "request fewer GPUs per container")
         nums = request.nums
         best: Miss | None = None
         uuid_matched = False
@@ -149,7 +149,7 @@ def simulate(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
                 if request.nums > 1 else ""
             return NodeVerdict.miss(node.name, FAMILY, Miss(miss.reason, miss.message + count,
                                                             miss.progress + 0.009 * found / max(request.nums, 1),
-                                                            miss.hint))
+                                                            miss.hint, request.container))
     return NodeVerdict.fit(node.name, tuple(chosen), FAMILY)
 
 
@@ -318,12 +318,12 @@ def _check(pod: PodRequest, req: VgpuRequest, gpu: _Gpu, i: int, env: WhyEnv, mo
         ratio = max(free, 0) / need if need else 0.0
         return Miss(Reason.INSUFFICIENT_MEMORY,
                     f"GPU {i}: free memory {_mib(free, env)} MiB < {_mib(need, env)} MiB", 6.0 + min(ratio, 0.99),
-                    f"ask for ≤ {_mib(max(free, 0), env)} MiB per GPU, or free memory on GPU {i}")
+                    f"ask for less memory per GPU, or free memory on GPU {i}")
     cores = go_uint(req.cores)
     if gpu.used_core + cores > 100:
         ratio = max(100 - gpu.used_core, 0) / cores if cores else 0.0
         return Miss(Reason.INSUFFICIENT_CORES, f"GPU {i}: free cores {100 - gpu.used_core} < {cores}",
-                    7.0 + min(ratio, 0.99), f"ask for ≤ {max(100 - gpu.used_core, 0)} vgpu-cores")
+                    7.0 + min(ratio, 0.99), "ask for fewer vgpu-cores")
     if cores == 100 and gpu.used_num > 0:
         return Miss(Reason.EXCLUSIVE_IN_USE, f"GPU {i}: vgpu-cores 100 wants the GPU to itself, but "
                                              f"{gpu.used_num} task(s) already use it", 8.0)

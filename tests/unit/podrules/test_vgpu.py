@@ -242,6 +242,17 @@ def test_vgp006_volcano_1_13_needs_nodes_to_advertise_it(upstream_vgpu_config: D
     assert find(review(gpu_pod({N: 1, PCT: 50}), older), "VGP006") == []
 
 
+def test_vgp006_unknown_version_with_known_nodes_assumes_the_newest(upstream_vgpu_config: DeviceConfig) -> None:
+    """Issue 16: `why` (which assumes the newest Volcano when none is known) said a percentage pod fails on
+    every node while `lint --snapshot` said nothing. The rule now assumes the newest too, as SPEC's
+    "no version known: the newest release" says; without node facts there is still nothing to judge."""
+    advertised = frozenset({N, M, CORES})
+    facts = with_config(upstream_vgpu_config, node_resources=advertised)
+    f = only(review(gpu_pod({N: 1, PCT: 50}), facts), "VGP006")
+    assert f.severity is ERROR and "no node advertises" in f.message
+    assert find(review(gpu_pod({N: 1, PCT: 50}), with_config(upstream_vgpu_config)), "VGP006") == []
+
+
 # ---- VGP007 init / ephemeral containers ----------------------------------------------------------------
 @pytest.mark.parametrize(("field", "subject"), [("initContainers", "initContainer/setup"),
                                                 ("ephemeralContainers", "ephemeralContainer/setup")])

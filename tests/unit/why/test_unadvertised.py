@@ -44,12 +44,13 @@ def test_the_percentage_fits_only_where_a_node_advertises_it() -> None:
     assert f"Insufficient {PCT}" in lookup("VGP006").doc  # the catalogue says the same thing
 
 
-def test_no_node_advertises_it_every_node_says_where_and_why() -> None:
+def test_no_node_advertises_it_the_rule_core_answers_as_lint_does() -> None:
+    """No version known: the newest Volcano is assumed by `why` and by VGP006 alike, so the rule core
+    rejects the request (no node advertises it) before any node is simulated, as `lint --snapshot` does."""
     snapshot, _ = cluster(_node("n1", False), _node("n2", False), config=CONFIG)
     report = explain_in_snapshot(_pct_pod(), snapshot, what_if=True)
-    assert report.verdict == "no-fit" and not report.schedulable
-    assert [(g.reason, g.nodes) for g in report.unfit] == [(Reason.OTHER, ("n1", "n2"))]
-    assert any(f"instead of {PCT}" in h for h in report.hints)
+    assert report.verdict == "rejected" and not report.schedulable
+    assert [f.code for f in report.findings] == ["VGP006"] and report.unfit == []
 
 
 def test_with_a_known_version_the_rule_core_answers_first() -> None:

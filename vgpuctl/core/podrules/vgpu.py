@@ -24,7 +24,12 @@ from vgpuctl.core.podrules.context import (
 )
 from vgpuctl.core.podrules.resources import whole_number
 from vgpuctl.core.podrules.vgpu_pairing import pairing
-from vgpuctl.core.versions import checks_vgpu_resources_generically, has_gpu_uuid_filter, has_podgroup_policy
+from vgpuctl.core.versions import (
+    NEWEST_VOLCANO,
+    checks_vgpu_resources_generically,
+    has_gpu_uuid_filter,
+    has_podgroup_policy,
+)
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 _MODES = tuple(m.value for m in spec.VgpuMode)
@@ -188,8 +193,9 @@ def _percentage(ctx: PodContext, c: ContainerView, raw: Any, has_memory: bool) -
                      f"{n.vgpu_percentage} is not enabled: the device config does not set "
                      "nvidia.resourceMemoryPercentageName, so Volcano ignores it and books whole GPUs")
         return None
-    version, advertised = ctx.facts.volcano_version, ctx.facts.node_resources
-    if (version is not None and checks_vgpu_resources_generically(version) and advertised is not None
+    # With nodes known but no version, the newest Volcano is assumed, as `why` and `doctor` assume it.
+    version, advertised = ctx.facts.volcano_version or NEWEST_VOLCANO, ctx.facts.node_resources
+    if (advertised is not None and checks_vgpu_resources_generically(version)
             and n.vgpu_percentage not in advertised):
         ctx.emit_for(c, "VGP006", ERROR,
                      f"no node advertises {n.vgpu_percentage}; Volcano {version} checks it against "

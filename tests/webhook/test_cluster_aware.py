@@ -285,8 +285,12 @@ def test_cluster_aware_reads_the_flag_then_the_environment() -> None:
 
 def test_serve_cluster_aware_without_a_cluster_config_exits_3(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["webhook", "serve", "--cluster-aware"],
+                                env={"KUBECONFIG": None, "KUBERNETES_SERVICE_HOST": None, "HOME": str(tmp_path)})
+    assert result.exit_code == 3 and "no Kubernetes configuration" in result.stderr
+    # A KUBECONFIG file that is not there is the user's input, like --kubeconfig: a usage error.
+    result = CliRunner().invoke(cli, ["webhook", "serve", "--cluster-aware"],
                                 env={"KUBECONFIG": str(tmp_path / "nowhere"), "HOME": str(tmp_path)})
-    assert result.exit_code == 3 and "no such file" in result.stderr
+    assert result.exit_code == 2 and "no such file" in result.stderr
     result = CliRunner().invoke(cli, ["webhook", "serve"], env={"VGPUCTL_CLUSTER_AWARE": "maybe"})
     assert result.exit_code == 2 and "VGPUCTL_CLUSTER_AWARE" in result.stderr
 

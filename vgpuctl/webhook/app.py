@@ -123,6 +123,7 @@ class WebhookState:
                 base_facts=self.facts, device_config=self.watcher.current if self.watcher else lambda: None,
                 volcano_version=settings.volcano_version, registry=self.metrics.registry,
                 poll_interval=max(settings.config_check_interval, 0.5))
+            self.metrics.add_text(self.cluster.allocation_text)
 
     def _count_reload(self, ok: bool) -> None:
         self.metrics.config_reloads.labels("success" if ok else "failure").inc()
@@ -177,6 +178,7 @@ class WebhookState:
         if self.cluster is not None:
             ok, checks["clusterWatch"] = self.cluster.readiness()
             ready = ready and ok
+        self.metrics.ready.set(1 if ready else 0)
         return ready, checks
 
 

@@ -4,7 +4,8 @@ A watch (started by whoever builds the app: `vgpuctl webhook serve` passes `vgpu
 watch on a local API server) delivers nodes and bound pods to `ClusterState`, which keeps them (slimmed
 to what the model reads) and marks the nodes whose picture changed. A publisher thread turns changes
 into a new `ClusterView` — re-deriving only the changed nodes, at most every `min_interval` seconds, and
-every node when the device config changed — and publishes it with one assignment. A request reads
+every node when the device config changed — and publishes it, with the changed nodes' allocation
+metrics (`alloc_metrics`), in one assignment. A request reads
 `state.view` once and uses that value throughout: no lock, no half-updated picture.
 
 Readiness: not ready until the first view is published (nodes and pods both listed): until then the
@@ -45,6 +46,7 @@ from vgpuctl.core.podrules import review
 from vgpuctl.core.versions import Version
 from vgpuctl.core.why.anyfit import FitAnswer, Outcome, first_fit
 from vgpuctl.core.why.request import parse_pod
+from vgpuctl.webhook.alloc_metrics import NodeText, allocation_of, exposition
 
 log = logging.getLogger("vgpuctl.webhook")
 
@@ -93,6 +95,7 @@ class Published:
     view: ClusterView
     at: float  # wall-clock time of the publication
     config: DeviceConfig | None  # the device config the view was derived with
+    allocation: Mapping[str, NodeText]  # node name → its allocation metrics, of this view (alloc_metrics)
 
 
 class ClusterMetrics:
@@ -158,6 +161,7 @@ class ClusterState:
         self._listed: set[str] = set()
         self._errors: dict[str, tuple[str, float]] = {}  # kind → (reason, since)
         self._parts: dict[str, NodePart] = {}
+        self._allocation: dict[str, NodeText] = {}
         self._publisher: threading.Thread | None = None
         self._watch: WatchHandle | None = None
         self._pid = os.getpid()
@@ -316,13 +320,17 @@ class ClusterState:
                 parts.pop(name, None)
             parts.update(fresh)
             view = assemble(parts, self._base_facts(), config, self._volcano_version, pods=pods)
+            allocation = {} if full else dict(self._allocation)
+            for name in dirty:
+                allocation.pop(name, None)
+            allocation.update(allocation_of(fresh, config, self._volcano_version, self._clock()))
         except BaseException:
             with self._lock:
                 self._dirty |= dirty  # not done: the next attempt redoes these nodes
             raise
-        self._parts = parts
+        self._parts, self._allocation = parts, allocation
         warm(view.facts)
-        self.published = Published(view, self._clock(), config)
+        self.published = Published(view, self._clock(), config, allocation)
         if previous is None:
             log.info("cluster view synced: %d nodes, %d bound device pods", view.nodes, view.pods)
         self.metrics.synced.set(1)
@@ -337,6 +345,11 @@ class ClusterState:
             gc.freeze()
 
     # ---- what requests read -----------------------------------------------------------------------
+    def allocation_text(self) -> list[bytes]:
+        """The device allocation families of the view in use, for /metrics (`alloc_metrics`)."""
+        published = self.published
+        return exposition(published.allocation if published is not None else None)
+
     def readiness(self) -> tuple[bool, dict[str, Any]]:
         published = self.published
         errors = dict(self._errors)

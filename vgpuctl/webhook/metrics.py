@@ -12,7 +12,7 @@ import bisect
 import itertools
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
@@ -114,8 +114,20 @@ class WebhookMetrics:
         self.cert_expiry = Gauge(
             "vgpuctl_webhook_tls_cert_expiry_timestamp_seconds", "notAfter of the serving certificate (Unix time), "
             "as of the last readiness check.", registry=self.registry)
+        self.ready = Gauge(
+            "vgpuctl_webhook_ready", "1 when the last readiness check (/readyz, the kubelet's probe) passed, else 0.",
+            registry=self.registry)
         for result in ("success", "failure"):
             self.config_reloads.labels(result)
+        self._texts: list[Callable[[], list[bytes]]] = []
+
+    def add_text(self, source: Callable[[], list[bytes]]) -> None:
+        """Families served after the registry's, already in the text format, as chunks (the cluster's
+        allocation gauges, pre-rendered per node: `alloc_metrics`); their names must not be in the registry."""
+        self._texts.append(source)
 
     def exposition(self) -> tuple[bytes, str]:
-        return generate_latest(self.registry), CONTENT_TYPE_LATEST
+        body = generate_latest(self.registry)
+        if self._texts:
+            body = b"".join([body, *(chunk for source in self._texts for chunk in source())])
+        return body, CONTENT_TYPE_LATEST

@@ -1,0 +1,33 @@
+"""`core.allocation.node_rows`: the metric rows of one node, read off its device state (no second summing)."""
+
+from __future__ import annotations
+
+from vgpuctl.core.allocation import MIB, node_rows
+from vgpuctl.core.cluster import DeviceState, NodeState
+from vgpuctl.core.findings import Finding, Severity
+from vgpuctl.core.spec import Family
+
+
+def test_rows_follow_the_device_state_and_skip_what_a_family_does_not_account() -> None:
+    gpu = DeviceState("GPU-a", 0, Family.VGPU, "A100", "mig", True, 40960, 100, 7, memory_used=10240,
+                      cores_used=0, slots_used=3, pods=["ml/a", "ml/b"], slices=["1-0", "1-1", "1-0"])
+    chip = DeviceState("0", 0, Family.ASCEND_MINDCLUSTER, "310P3", "mindcluster", False, 0, 8, 0, cores_used=4,
+                       pods=["ai/x"], slices=["vir02_1c", "vir02_1c"])
+    node = NodeState("n1", {}, [Family.VGPU, Family.ASCEND_MINDCLUSTER], "mig", [gpu, chip])
+    findings = [Finding("VGN007", Severity.WARNING, "node/n1", "x"),
+                Finding("VGN007", Severity.WARNING, "node/n1", "y"),
+                Finding("VGN002", Severity.ERROR, "node/n1", "z")]
+    rows = node_rows(node, findings)
+    g = ("n1", "GPU-a", "vgpu", "A100", "mig")
+    c = ("n1", "0", "ascend-mindcluster", "310P3", "mindcluster")
+    assert rows["vgpuctl_device_memory_allocated_bytes"] == [(g, 10240 * MIB)]  # the chip accounts no memory
+    assert rows["vgpuctl_device_cores_allocated"] == [(g, 0), (c, 4)]
+    assert rows["vgpuctl_device_slots_used"] == [(g, 3)] and rows["vgpuctl_device_slots_total"] == [(g, 7)]
+    assert rows["vgpuctl_device_pods"] == [(g, 2), (c, 1)]
+    assert rows["vgpuctl_device_healthy"] == [(g, 1), (c, 0)]
+    assert rows["vgpuctl_device_slices_in_use"] == [((*g, "1-0"), 2), ((*g, "1-1"), 1), ((*c, "vir02_1c"), 2)]
+    assert rows["vgpuctl_node_findings"] == [(("n1", "VGN002", "error"), 1), (("n1", "VGN007", "warning"), 2)]
+
+
+def test_a_node_without_devices_or_findings_has_no_rows() -> None:
+    assert not any(node_rows(NodeState("cpu", {}), []).values())

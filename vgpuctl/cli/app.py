@@ -33,6 +33,8 @@ COMMANDS = {
     "why": "why",
     "install": "install",
     "uninstall": "install",
+    "schema": "schema",
+    "completion": "completion",  # `vgpuctl completion SHELL`, like kubectl's (typer's --install-completion is off)
 }
 
 
@@ -116,10 +118,18 @@ def _root(
     set_debug(debug)
 
 
+def program_name(argv0: str) -> str:
+    """What help and usage call the program: `kubectl vgpu` when run as the kubectl plugin (kubectl runs
+    `kubectl-vgpu` from PATH), else `vgpuctl`."""
+    return "kubectl vgpu" if os.path.basename(argv0).startswith("kubectl-vgpu") else "vgpuctl"
+
+
 def main() -> None:
     started_with = stdout_file()
+    if "_VGPUCTL_COMPLETE" in os.environ:  # a completion script asking (vgpuctl.cli.completion)
+        importlib.import_module("vgpuctl.cli.completion").enable()
     try:
-        app(prog_name="vgpuctl")
+        app(prog_name=program_name(sys.argv[0]))
     except StdoutClosed:  # `vgpuctl … | head -1`: the reader has gone
         exit_for_closed_stdout()
     except SystemExit as done:

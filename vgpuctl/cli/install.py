@@ -283,7 +283,8 @@ def _options_again(command: str, **options: Any) -> list[str]:
 
 @guarded
 def install_command(
-    mode: list[Mode] = typer.Option(..., "--mode", help="Device family to turn on (repeatable)."),
+    mode: list[Mode] = typer.Option(..., "--mode", metavar="MODE",
+                                    help=f"Device family to turn on (repeatable): {', '.join(m.value for m in Mode)}."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan and a diff per object; write nothing."),
     volcano_version: str | None = typer.Option(None, "--volcano-version", metavar="V",
                                                help="Override the Volcano version read from the vc-scheduler image."),
@@ -294,9 +295,9 @@ def install_command(
                                      help="Label selector of the device nodes the plugins run on "
                                           "(vnpu-hami: these nodes are labelled ascend=on)."),
     policy: str | None = typer.Option(None, "--policy", metavar="binpack|spread",
-                                      help="deviceshare.SchedulePolicy (device order inside a node)."),
+                                      help="The deviceshare plugin's SchedulePolicy (device order inside a node)."),
     weight: int | None = typer.Option(None, "--weight", metavar="N", min=1,
-                                      help="deviceshare.ScheduleWeight (default 10 when unset or 0)."),
+                                      help="The deviceshare plugin's ScheduleWeight (default 10 when unset or 0)."),
     no_restart: bool = typer.Option(False, "--no-restart",
                                     help="Do not restart the scheduler after changing device types or the device "
                                          "ConfigMap (then restart it yourself)."),
@@ -304,9 +305,9 @@ def install_command(
                                  help="Also deploy the admission webhook (deploy/base), with certificates made by "
                                       "vgpuctl; its webhook configurations are applied once its pods are ready."),
     cluster_aware: bool = typer.Option(False, "--cluster-aware",
-                                       help="With --webhook: deploy it cluster-aware (deploy/overlays/cluster-aware: "
-                                            "it watches nodes and pods through a read-only ClusterRole). Rerun "
-                                            "without it to go back."),
+                                       help="With --webhook: deploy it from the cluster-aware overlay (it watches "
+                                            "nodes and pods through a read-only ClusterRole). Rerun without it to go "
+                                            "back."),
     webhook_image: str | None = typer.Option(None, "--webhook-image", metavar="IMAGE",
                                              help="With --webhook: the webhook's image (default: the packaged one)."),
     webhook_timeout: float = typer.Option(180.0, "--webhook-timeout", metavar="SECONDS", min=0,

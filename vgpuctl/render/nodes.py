@@ -14,18 +14,35 @@ from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.render.style import SEVERITY_MARK, SEVERITY_STYLE, plural
 
 BAR = 10
+#: The figure columns: a bar, then `used/total`. At any width the figures stay whole; the bars go first.
+FIGURES = ("MEMORY (MiB)", "CORES", "SLOTS")
+#: Columns that may wrap (folding a long name over lines) when the table is too wide, like `kubectl get`, in
+#: the order they start to: the pods first, the mode (short, and read at a glance) last.
+NAMES = ("PODS", "TYPE", "DEVICE", "MODE")
+NAME_ROOM = 8  # the least width a wrapping column is given
+GAP = 2  # the space between two columns (padding (0, 1))
+
+
+def _style(used: int, total: int) -> str:
+    ratio = min(max(used / total, 0.0), 1.0)
+    return "red" if ratio >= 0.9 else ("yellow" if ratio >= 0.6 else "green")
 
 
 def bar(used: int, total: int, unit: str = "") -> Text:
     if total <= 0:
         return Text("–", style="dim")
-    ratio = min(max(used / total, 0.0), 1.0)
-    filled = round(ratio * BAR)
-    style = "red" if ratio >= 0.9 else ("yellow" if ratio >= 0.6 else "green")
-    text = Text("█" * filled, style=style)
+    filled = round(min(max(used / total, 0.0), 1.0) * BAR)
+    text = Text("█" * filled, style=_style(used, total))
     text.append("░" * (BAR - filled), style="dim")
     text.append(f" {used}/{total}{unit}")
     return text
+
+
+def figure(used: int, total: int) -> Text:
+    """`used/total` without the bar, coloured as the bar would be."""
+    if total <= 0:
+        return Text("–", style="dim")
+    return Text(f"{used}/{total}", style=_style(used, total))
 
 
 def _short(device_id: str) -> str:
@@ -41,6 +58,50 @@ def _counts(findings: Sequence[Finding]) -> str:
     by = {s: sum(1 for f in findings if f.severity is s) for s in Severity}
     shown = [plural(by[s], s.value) for s in (Severity.ERROR, Severity.WARNING) if by[s]]
     return ", ".join(shown) or plural(by[Severity.INFO], "note")
+
+
+def _cells(d: DeviceState, bars: bool, pods_per_line: bool = False) -> dict[str, Text]:
+    health = Text("ok", "green") if d.health else Text("unhealthy", "bold red")
+    pods = Text((",\n" if pods_per_line else ", ").join(d.pods) if d.pods else "–")
+    if d.slices:
+        pods.append(f"{chr(10) if pods_per_line else '  '}[{', '.join(d.slices)}]", "magenta")
+    show = bar if bars else figure
+    return {"#": Text(str(d.index)), "DEVICE": Text(_short(d.id)), "TYPE": Text(_type(d)), "MODE": Text(d.mode),
+            "HEALTH": health, "MEMORY (MiB)": show(d.memory_used, d.memory_total),
+            "CORES": show(d.cores_used, d.cores_total), "SLOTS": show(d.slots_used, d.slots_total), "PODS": pods}
+
+
+def _natural(rows: list[dict[str, Text]]) -> dict[str, int]:
+    return {column: max(len(column), *(row[column].cell_len for row in rows)) for column in rows[0]}
+
+
+def _wrapping(rows: list[dict[str, Text]], width: int) -> tuple[str, ...]:
+    """The fewest name columns (in NAMES order) that must wrap for the rest to be whole within `width`."""
+    natural = _natural(rows)
+    room = width - GAP * (len(natural) - 1) - sum(w for column, w in natural.items() if column not in NAMES)
+    for count in range(len(NAMES)):
+        wrap = NAMES[:count]
+        whole = sum(natural[column] for column in NAMES[count:])
+        if room - whole >= sum(min(natural[column], NAME_ROOM) for column in wrap):
+            return wrap
+    return NAMES
+
+
+def _device_table(devices: Sequence[DeviceState], width: int) -> Table:
+    """A row per device. Too wide for `width`: the bars go (the figures stay whole, coloured as the bars
+    were), then names wrap; a figure, the index or the health is never cut."""
+    rows = [_cells(d, bars=True) for d in devices]
+    if sum(_natural(rows).values()) + GAP * (len(rows[0]) - 1) > width:
+        rows = [_cells(d, bars=False) for d in devices]
+    wrap = _wrapping(rows, width)
+    if "PODS" in wrap:  # a pod per line: a name is folded only when it alone is wider than the column
+        rows = [_cells(d, bars=False, pods_per_line=True) for d in devices]
+    table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1))
+    for column in rows[0]:
+        table.add_column(column, no_wrap=column not in wrap, overflow="fold" if column in wrap else "ellipsis")
+    for row in rows:
+        table.add_row(*row.values())
+    return table
 
 
 def render_nodes(report: NodeReport, console: Console) -> None:
@@ -59,18 +120,7 @@ def render_nodes(report: NodeReport, console: Console) -> None:
             head.append(f" · {_counts(findings)}", SEVERITY_STYLE[worst])
         console.print(head)
         if node.devices:
-            table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1))
-            for column in ("#", "DEVICE", "TYPE", "MODE", "HEALTH", "MEMORY (MiB)", "CORES", "SLOTS", "PODS"):
-                table.add_column(column, no_wrap=column != "PODS")
-            for d in node.devices:
-                health = Text("ok", "green") if d.health else Text("unhealthy", "bold red")
-                pods = Text(", ".join(d.pods) if d.pods else "–")
-                if d.slices:
-                    pods.append(f"  [{', '.join(d.slices)}]", "magenta")
-                table.add_row(str(d.index), Text(_short(d.id)), Text(_type(d)), Text(d.mode), health,
-                              bar(d.memory_used, d.memory_total), bar(d.cores_used, d.cores_total),
-                              bar(d.slots_used, d.slots_total), pods)
-            console.print(table)
+            console.print(_device_table(node.devices, console.width))
         for finding in findings:
             console.print(Text.assemble(("  "), (f"{SEVERITY_MARK[finding.severity]} {finding.code}",
                                                   SEVERITY_STYLE[finding.severity]), ("  "), (finding.message)))

@@ -144,14 +144,19 @@ class WebhookServer(BaseApplication):  # type: ignore[misc]
             self.cfg.set(key, value)
 
     def load(self) -> Flask:
-        configure_logging(self._log_level)
-        app: Flask = self._factory()
-        # Everything alive now (modules, the app, the device config) lives as long as the worker: move it
-        # out of the collector's reach, so the garbage collections each review's allocations trigger stay
-        # small instead of re-scanning the whole heap.
-        gc.collect()
-        gc.freeze()
-        return app
+        return worker_app(self._factory, self._log_level)
+
+
+def worker_app(app_factory: Any, log_level: str = "info") -> Flask:
+    """The app a worker serves, built after the fork: here and in `webhook/wsgi.py` (a gunicorn you start)."""
+    configure_logging(log_level)
+    app: Flask = app_factory()
+    # Everything alive now (modules, the app, the device config) lives as long as the worker: move it
+    # out of the collector's reach, so the garbage collections each review's allocations trigger stay
+    # small instead of re-scanning the whole heap.
+    gc.collect()
+    gc.freeze()
+    return app
 
 
 def serve(settings: Settings, options: ServerOptions, *, announce: Any = None) -> None:

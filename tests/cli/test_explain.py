@@ -39,3 +39,18 @@ def test_version_and_help(run) -> None:
     assert run("--version").stdout.startswith("vgpuctl ")
     help_text = run("lint", "--help").stdout
     assert "Examples" in help_text and "--device-config" in help_text
+
+
+def test_explain_prints_evidence_a_user_can_open(run) -> None:
+    """Issue 19: `explain VGP005` printed "Evidence: V§4.3, H§2.6", sections of documents not in the
+    repository. It now lists the installed docs pages (file: URLs with their anchors) and upstream files."""
+    from pathlib import Path
+    from urllib.parse import urlparse
+
+    result = run("explain", "VGP005")
+    opened = result.stdout.split("Evidence you can open:")[1].split()
+    pages = [urlparse(ref) for ref in opened if ref.startswith("file:")]
+    assert pages and all(Path(page.path).is_file() and page.fragment for page in pages)
+    assert any(ref.startswith("https://github.com/volcano-sh/volcano/blob/HEAD/") for ref in opened)
+    data = run("explain", "VGP005", "-o", "json").json()
+    assert [e["ref"] for e in data["evidence"]] == opened

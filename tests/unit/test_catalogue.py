@@ -1,4 +1,5 @@
-"""The finding-code catalogue holds exactly the SPEC §2 codes, each with a usable title, hint and page."""
+"""The finding-code catalogue holds exactly the docs/contracts.md#findings codes, each with a usable title, hint and
+page."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from vgpuctl.core.findings import Severity
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
-# SPEC §2: prefix -> (highest number, family).
+# docs/contracts.md#findings: prefix -> (highest number, family).
 RANGES: dict[str, tuple[int, str]] = {
     "VGP": (18, "pods-vgpu"),
     "VGS": (4, "pods-gpushare"),
@@ -37,7 +38,7 @@ RANGES: dict[str, tuple[int, str]] = {
 }
 EXPECTED_CODES = {f"{prefix}{n:03d}" for prefix, (last, _) in RANGES.items() for n in range(1, last + 1)}
 
-# SPEC §2 severities that are not a plain `error`: code -> every severity it can be raised at.
+# docs/contracts.md#findings severities that are not a plain `error`: code -> every severity it can be raised at.
 # "Mutating default" rules also report at info when the default repaired the object.
 NON_PLAIN_ERROR: dict[str, set[Severity]] = {
     "VGP002": {ERROR, INFO},
@@ -96,7 +97,7 @@ ALL = sorted(CATALOGUE.values(), key=lambda info: info.code)
 
 def test_catalogue_holds_exactly_the_spec_codes() -> None:
     assert set(CATALOGUE) == EXPECTED_CODES
-    assert len(CATALOGUE) == 101  # SPEC §2 (98) + VGL001 + VGM014 + VGX004 (cluster-aware webhook)
+    assert len(CATALOGUE) == 101  # docs/contracts.md#findings (98) + VGL001 + VGM014 + VGX004 (cluster-aware webhook)
 
 
 def test_catalogue_is_ordered_by_code_and_keyed_by_its_own_code() -> None:
@@ -141,8 +142,8 @@ def test_texts_are_present_and_shaped(info: CodeInfo) -> None:
     assert 5 <= len(lines) <= 20, f"{info.code}: doc has {len(lines)} lines"
     assert not lines[0].startswith(" "), "doc must be dedented"
     assert "Evidence:" in info.doc
-    # Evidence is a research section or an upstream path a reader can open.
-    assert any(mark in info.doc for mark in ("V§", "H§", "volcano-sh/", "Project-HAMi/")) or info.family == "input"
+    # Evidence is a docs/ page or an upstream path a reader can open.
+    assert any(mark in info.doc for mark in ("docs/", "volcano-sh/", "Project-HAMi/")) or info.family == "input"
 
 
 @pytest.mark.parametrize("code", ["VGW002", "VGX003"])

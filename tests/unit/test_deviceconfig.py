@@ -118,7 +118,7 @@ def test_payload_from_configmap_and_bare_payload() -> None:
         payload_from_document(["list"])
 
 
-# ---- MIG best-fit (V§4.5) ----------------------------------------------------------------------
+# ---- MIG best-fit (docs/vgpu.md#vgpu-mig) ----------------------------------------------------------------------
 
 
 def test_dynamic_mig_design_example_picks_group2_for_8000() -> None:
@@ -158,7 +158,8 @@ def test_gpu_memory_factor_multiplies_the_request() -> None:
     assert fit is not None and fit.request == 6000 and fit.instance.name == "2g.10gb"
 
 
-# ---- Ascend template trimming (V§6.4, upstream Test_trimMemory) --------------------------------
+# ---- Ascend template trimming (docs/ascend.md#ascend-hami-template-mode, upstream Test_trimMemory)
+# --------------------------------
 
 
 @pytest.mark.parametrize(

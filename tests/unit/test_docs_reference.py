@@ -57,3 +57,35 @@ def test_relative_links_resolve(page: Path) -> None:
             elif fragment and linked.suffix == ".md" and fragment not in anchors(linked):
                 broken.append(f"{page.name}:{number}: {target} (no such heading)")
     assert not broken, "\n".join(broken)
+
+
+_CODE_REF = re.compile(r"(?<!`)\bdocs/([\w-]+\.md)(?:#([\w-]+))?")
+SOURCES = [p for d in ("vgpuctl", "schemas", "tests", "benchmarks") for p in sorted((ROOT / d).rglob("*"))
+           if p.suffix in (".py", ".json") and "docs" not in p.relative_to(ROOT).parts[1:2]]
+
+
+def test_every_docs_reference_in_code_resolves() -> None:
+    """Comments, docstrings, catalogue pages and schemas cite `docs/<page>.md#<anchor>` in place of the
+    research sections they used to cite; each must name a page and a heading that exist."""
+    broken, cited = [], 0
+    for source in SOURCES:
+        for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), 1):
+            for page, anchor in _CODE_REF.findall(line):
+                cited += 1
+                target = ROOT / "docs" / page
+                if not target.is_file():
+                    broken.append(f"{source.relative_to(ROOT)}:{number}: docs/{page} (no such file)")
+                elif anchor and anchor not in anchors(target):
+                    broken.append(f"{source.relative_to(ROOT)}:{number}: docs/{page}#{anchor} (no such heading)")
+    assert cited > 100  # the citations are there to check
+    assert not broken, "\n".join(broken)
+
+
+def test_no_citation_of_documents_outside_the_repository() -> None:
+    """Issue 19: the product spec's and research notes' section marks named documents a reader of this
+    repository cannot open."""
+    mark = "\u00a7"  # spelled out, so this file does not match itself
+    stale = re.compile(f"SPEC ?{mark}|V{mark}|H{mark}|SPEC\\.md")
+    hits = [f"{p.relative_to(ROOT)}:{n}" for p in [*SOURCES, *PAGES]
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if stale.search(line)]
+    assert not hits, "\n".join(hits)

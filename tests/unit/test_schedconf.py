@@ -1,4 +1,4 @@
-"""Scheduler configuration parsing with Volcano's own argument rules (V§2.1)."""
+"""Scheduler configuration parsing with Volcano's own argument rules (docs/volcano.md#argument-parsing)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Volcano version matrix (V§9)."""
+"""The Volcano version matrix (docs/volcano.md#compatibility-matrix)."""
 
 from __future__ import annotations
 

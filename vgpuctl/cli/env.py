@@ -1,4 +1,4 @@
-"""The streams a command writes to, and the one place errors become exit codes (SPEC §3).
+"""The streams a command writes to, and the one place errors become exit codes (docs/contracts.md#interfaces).
 
 0 nothing at or above --fail-on · 1 findings at or above it · 2 usage error · 3 could not complete.
 No traceback reaches the user unless `--debug` (or VGPUCTL_DEBUG=1) asks for it.

@@ -6,6 +6,7 @@ import typer
 
 from vgpuctl.cli.env import guarded, make_console, stdout
 from vgpuctl.core.catalogue import CATALOGUE, lookup
+from vgpuctl.core.catalogue.evidence import Evidence, evidence
 from vgpuctl.errors import UsageError
 from vgpuctl.render import OutputFormat, dump
 
@@ -49,7 +50,8 @@ def explain_command(
     if output is not OutputFormat.TABLE:
         out.write(dump({"code": info.code, "severity": info.severity.value,
                         "severities": [s.value for s in info.severities], "family": info.family,
-                        "title": info.title, "hint": info.hint, "doc": info.doc}, output))
+                        "title": info.title, "hint": info.hint, "doc": info.doc,
+                        "evidence": [{"kind": e.kind, "ref": _openable(e)} for e in evidence(info.doc)]}, output))
         return
     from rich.markdown import Markdown  # markdown-it and its plugins: only this page needs them
 
@@ -59,6 +61,26 @@ def explain_command(
     console.print(Markdown(info.doc))
     console.print()
     console.print(f"[bold]Fix:[/bold] {info.hint}")
+    refs = evidence(info.doc)
+    if refs:
+        console.print()
+        console.print("[bold]Evidence you can open:[/bold]")
+        for ref in refs:
+            console.print(f"  {_openable(ref)}", soft_wrap=True, highlight=False)
+
+
+def _openable(ref: Evidence) -> str:
+    """A docs reference as the page installed with vgpuctl (a file: URL), an upstream one as it is."""
+    if ref.kind != "docs":
+        return ref.ref
+    from importlib import resources
+    from pathlib import Path
+
+    page, _, anchor = ref.ref.partition("#")
+    path = Path(str(resources.files("vgpuctl").joinpath("docs", page)))
+    if not path.is_file():
+        return f"docs/{ref.ref}"  # a package built without its docs: the repository path
+    return path.resolve().as_uri() + (f"#{anchor}" if anchor else "")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,4 +1,4 @@
-"""`vgpuctl geometry`: validate, show, explain, export and merge Volcano device configs (SPEC §3).
+"""`vgpuctl geometry`: validate, show, explain, export and merge Volcano device configs (docs/contracts.md#interfaces).
 
 Inputs are ConfigMap manifests or bare `device-config.yaml` payloads, from files or `-`. The commands
 only read files and print; every decision is in `vgpuctl.core.geometry`.

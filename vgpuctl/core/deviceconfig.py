@@ -1,10 +1,13 @@
 """The Volcano device config ("geometry"): its model, how Volcano parses it, and what it decides.
 
-Volcano unmarshals `device-config.yaml` with gopkg.in/yaml.v2 into Go structs (V§3): unknown keys are
+Volcano unmarshals `device-config.yaml` with gopkg.in/yaml.v2 into Go structs (docs/volcano.md#device-config): unknown
+keys are
 ignored, but a value of the wrong type fails the *whole* document, and Volcano then silently runs on
-its built-in defaults (V§3.2). `parse_device_config` reproduces that contract — it returns the config
+its built-in defaults (docs/volcano.md#device-config-default). `parse_device_config` reproduces that contract — it
+returns the config
 Volcano would use, or the type errors that would make it fall back — so rules reason about the config
-the scheduler really has. The MIG best-fit (V§4.5) and Ascend template trimming (V§6.4) are here too,
+the scheduler really has. The MIG best-fit (docs/vgpu.md#vgpu-mig) and Ascend template trimming
+(docs/ascend.md#ascend-hami-template-mode) are here too,
 because they are decisions the config alone determines.
 """
 
@@ -105,7 +108,8 @@ class VnpuConfig:
 
     @property
     def core_resource_name(self) -> str:
-        # Always derived; a `resourceCoreName` key in the ConfigMap is ignored by Volcano (V§6.1).
+        # Always derived; a `resourceCoreName` key in the ConfigMap is ignored by Volcano
+        # (docs/ascend.md#ascend-hami-keys).
         return self.resource_name + spec.ASCEND_CORE_SUFFIX
 
 
@@ -146,7 +150,7 @@ class ParsedDeviceConfig:
 
 
 # --------------------------------------------------------------------------------------------------
-# Built-in defaults (V§3.2): what Volcano runs on when the ConfigMap cannot be loaded.
+# Built-in defaults (docs/volcano.md#device-config-default): what Volcano runs on when the ConfigMap cannot be loaded.
 
 _DEFAULT_310P = VnpuConfig(
     common_word="Ascend310P",
@@ -409,7 +413,7 @@ def mig_request_mib(nvidia: NvidiaConfig, memory: int) -> int:
 
 
 def mig_best_fit(nvidia: NvidiaConfig, device_type: str, memory: int) -> MigFit | None:
-    """V§4.5 on an idle GPU: groups in config order, the smallest instance ≥ request inside a group,
+    """docs/vgpu.md#vgpu-mig on an idle GPU: groups in config order, the smallest instance ≥ request inside a group,
     the first group that has one wins. None when the model is unknown or nothing is large enough."""
     geometry = nvidia.geometry_for(device_type)
     if geometry is None:
@@ -427,7 +431,7 @@ def mig_fit_in_geometry(geometry: MigGeometry, request: int) -> MigFit | None:
 
 @dataclass(frozen=True, slots=True)
 class VnpuTrim:
-    """What a template-mode Ascend memory request is booked as (V§6.4)."""
+    """What a template-mode Ascend memory request is booked as (docs/ascend.md#ascend-hami-template-mode)."""
 
     memory: int  # 0 when the request exceeds memoryCapacity
     template: VnpuTemplate | None  # None = whole card (memoryAllocatable) or oversized
@@ -451,7 +455,8 @@ class DeviceConfigDocumentError(ValueError):
 
 
 def payload_from_document(doc: Any) -> Any:
-    """Accept a ConfigMap manifest or a bare payload (SPEC §3) and return the payload, YAML-decoded.
+    """Accept a ConfigMap manifest or a bare payload (docs/contracts.md#interfaces) and return the payload,
+    YAML-decoded.
 
     YAML decoding of the embedded `device-config.yaml` string is pure computation, so it lives here
     rather than in an adapter: every entry point (lint, geometry, webhook) shares it.

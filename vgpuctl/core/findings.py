@@ -30,7 +30,7 @@ _RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 
 class ExitStatus(enum.IntEnum):
-    """Exit codes of every command, in every output format (SPEC §3)."""
+    """Exit codes of every command, in every output format (docs/contracts.md#interfaces)."""
 
     OK = 0
     FINDINGS = 1

@@ -1,7 +1,7 @@
 """The `lint` verdict over many documents: one `review` per object, gathered into a LintReport.
 
 Pure: the CLI reads files into `Document`s, this module reviews them and shapes the report the JSON
-contract describes (SPEC §3), and the renderers only print it.
+contract describes (docs/contracts.md#interfaces), and the renderers only print it.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Volcano parses the file with yaml.v2 into `map[string]interface{}` and reads plugin arguments with
 `GetBool` (a real bool, or a string Go's `strconv.ParseBool` accepts), `GetInt` (only a real int) and
-`GetString` (only a string); anything else is ignored with a log line and the default stays (V§2.1).
+`GetString` (only a string); anything else is ignored with a log line and the default stays
+(docs/volcano.md#argument-parsing).
 This module reproduces exactly that, so the doctor and the cluster model know which device families
 are really on and which ConfigMap holds the device config — and can say why a setting is silently off.
 """

@@ -1,6 +1,6 @@
 """The vocabulary of Volcano device sharing: every resource, annotation, label and argument name.
 
-One source of truth for names (SPEC §1). Rules, codecs and checks import these constants instead of
+One source of truth for names (docs/volcano.md#vocabulary). Rules, codecs and checks import these constants instead of
 spelling strings, so a renamed key is changed in one place and a typo is an import error.
 """
 
@@ -21,7 +21,7 @@ class Family(str, enum.Enum):
 
 
 class VgpuMode(str, enum.Enum):
-    """Values of `volcano.sh/vgpu-mode` that Volcano has a sharing handler for (V§4.4)."""
+    """Values of `volcano.sh/vgpu-mode` that Volcano has a sharing handler for (docs/vgpu.md#vgpu-filter)."""
 
     HAMI_CORE = "hami-core"
     MIG = "mig"
@@ -142,7 +142,8 @@ ASCEND_DEVICE_CONFIGMAP: Final = "hami-scheduler-device"
 VGPU_NODE_CONFIGMAP: Final = "volcano-vgpu-node-config"
 ASCEND_NODE_CONFIGMAP: Final = "hami-device-node-config"
 
-# --- Workload kinds whose pod templates are checked (SPEC §3, lint) -------------------------------
+# --- Workload kinds whose pod templates are checked (docs/contracts.md#interfaces, lint)
+# -------------------------------
 VOLCANO_JOB_API_GROUP: Final = "batch.volcano.sh"
 WORKLOAD_KINDS: Final = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob")
 

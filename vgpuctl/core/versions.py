@@ -1,5 +1,6 @@
-"""Volcano versions, which device-sharing features each one has (V§9), and which device-plugin builds work
-with it (H§2.12, H§4.2).
+"""Volcano versions, which device-sharing features each one has (docs/volcano.md#compatibility-matrix), and which
+device-plugin builds work
+with it (docs/device-plugins.md#vgpu-plugin-compatibility, docs/device-plugins.md#vnpus-forms).
 
 Many rules only hold on some Volcano releases (the register annotation's field count, the handshake,
 the `vnpus` wrapper form, vnpu-mode hami-core, …) or some plugin builds. Everything version-dependent
@@ -239,7 +240,8 @@ class PluginRole(str, enum.Enum):
 
 #: Image tags of unversioned builds from a default branch (taken to be the newest code).
 BRANCH_TAGS = frozenset({"latest", "main", "master"})
-#: The first vGPU plugin writing 6-field register entries, and the last release writing the handshake (H§2.12).
+#: The first vGPU plugin writing 6-field register entries, and the last release writing the handshake
+# (docs/device-plugins.md#vgpu-plugin-compatibility).
 VGPU_PLUGIN_SIX_FIELDS_SINCE = Version(1, 10, 0)
 VGPU_PLUGIN_HANDSHAKE_UNTIL = Version(1, 12, 0)
 #: The first ascend-device-plugin that reads the `vnpus` wrapper form, and only it (older ones: only the list).

@@ -7,6 +7,7 @@ the page on disk and `vgpuctl explain` never disagree.
 from __future__ import annotations
 
 from vgpuctl.core.catalogue import CATALOGUE, FAMILIES
+from vgpuctl.core.catalogue.evidence import link_docs
 
 _FAMILY_TITLES = {
     "pods-vgpu": "Pods — NVIDIA vGPU (VGP)",
@@ -33,7 +34,7 @@ def render() -> str:
         lines += [f"## {_FAMILY_TITLES.get(family, family)}", ""]
         for info in infos:
             severities = " / ".join(s.value for s in info.severities)
-            lines += [f"### {info.code} — {info.title}", "", f"*Severity:* {severities}", "", info.doc, "",
+            lines += [f"### {info.code} — {info.title}", "", f"*Severity:* {severities}", "", link_docs(info.doc), "",
                       f"**Fix:** {info.hint}", ""]
     return "\n".join(lines).rstrip() + "\n"
 

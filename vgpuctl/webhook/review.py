@@ -5,7 +5,7 @@ data. The typing follows kopf's `reviews.py`: Kubernetes JSON as `TypedDict`s wi
 
 Two decisions are made from one `podrules.review` verdict:
 - mutating: always allowed; the add-only JSON Patch with the defaults; warnings for warning findings
-  and for each default it applied (an `info` finding of a rule that is otherwise an error, SPEC §2).
+  and for each default it applied (an `info` finding of a rule that is otherwise an error, docs/contracts.md#findings).
 - validating: denied (`status.code` 403, 400 when the object itself is unreadable) on any error
   finding, the message listing every error as `[CODE] message. Fix: hint`; warnings otherwise.
 """
@@ -334,7 +334,8 @@ def internal_error_decision(endpoint: Endpoint, error: BaseException) -> Decisio
     still judges it."""
     name = type(error).__name__
     if endpoint == "validate":
-        # 403 like every denial (SPEC §3 allows 400/403): a 5xx-looking code would read as the webhook
+        # 403 like every denial (docs/contracts.md#interfaces allows 400/403): a 5xx-looking code would read as the
+        # webhook
         # being down, while this is a deliberate, logged refusal of one object.
         return Decision(False, status_code=403, codes=("INTERNAL",),
                         message=f"[INTERNAL] vgpuctl webhook internal error ({name}) while checking this object; "

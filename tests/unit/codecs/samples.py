@@ -1,4 +1,7 @@
-"""Annotation samples written from the documented encodings (V§4.2, V§4.7, V§6.1, V§7.1, H§2.7, H§4.5, H§5.5)."""
+"""Annotation samples written from the documented encodings (docs/vgpu.md#vgpu-node-registration,
+docs/vgpu.md#vgpu-allocation, docs/ascend.md#ascend-hami-keys, docs/ascend.md#mindcluster-pod,
+docs/device-plugins.md#vgpu-plugin-node-annotations, docs/device-plugins.md#ascend-plugin-annotations,
+docs/hami.md#hami-node-annotations)."""
 
 from __future__ import annotations
 

@@ -212,7 +212,8 @@ def test_vgk004_plugin_pod_crashing_on_a_device_node() -> None:
 
 
 def test_vgk004_crashes_on_cpu_nodes_are_not_reported() -> None:
-    """The vGPU DaemonSet has no nodeSelector: crashing on CPU nodes is expected noise (H§2.11)."""
+    """The vGPU DaemonSet has no nodeSelector: crashing on CPU nodes is expected noise
+    (docs/device-plugins.md#vgpu-plugin-prerequisites)."""
     objects = [*healthy_vgpu(), node("cpu-1"), plugin_pod("cpu-1", waiting="CrashLoopBackOff")]
     objects[2] = vgpu_plugin(status=ds_status(2, 1))
     assert found(run(*objects), "VGK004") == []

@@ -1,4 +1,5 @@
-"""Ascend vNPU in HAMi mode (`VGH001`–`VGH009`, SPEC §2.3, research V§6 and V§12.6).
+"""Ascend vNPU in HAMi mode (`VGH001`–`VGH009`, docs/contracts.md#finding-families, research docs/ascend.md#ascend-hami
+and docs/checks.md#check-index-ascend-hami-pods).
 
 The device config is the real `hami-scheduler-device` ConfigMap from Project-HAMi/ascend-device-plugin.
 """
@@ -217,7 +218,8 @@ def test_vgh008_resource_no_vnpus_entry_declares() -> None:
 
 
 def test_vgh008_declared_core_resource_is_derived_from_the_resource_name() -> None:
-    # 910B2 has no resourceCoreName key in the file; `<resourceName>-core` is still declared (V§6.1).
+    # 910B2 has no resourceCoreName key in the file; `<resourceName>-core` is still declared
+    # (docs/ascend.md#ascend-hami-keys).
     r = review(npu_pod({"huawei.com/Ascend910B2": 1, "huawei.com/Ascend910B2-core": 10}, HAMI_CORE), CONFIG)
     assert find(r, "VGH008") == []
 

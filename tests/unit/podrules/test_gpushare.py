@@ -1,4 +1,5 @@
-"""gpushare / gpu-number pod rules (`VGS001`–`VGS004`, SPEC §2.2, research V§5 and V§12.5)."""
+"""gpushare / gpu-number pod rules (`VGS001`–`VGS004`, docs/contracts.md#finding-families, research
+docs/vgpu.md#gpushare and docs/checks.md#check-index-gpushare-pods)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Ascend 310P dynamic vNPU in MindCluster mode (`VGA001`–`VGA008`, SPEC §2.4, research V§7 and V§12.7)."""
+"""Ascend 310P dynamic vNPU in MindCluster mode (`VGA001`–`VGA008`, docs/contracts.md#finding-families, research
+docs/ascend.md#mindcluster and docs/checks.md#check-index-mindcluster-pods)."""
 
 from __future__ import annotations
 
@@ -176,7 +177,7 @@ def test_vga006_labels_on_a_whole_card_request() -> None:
 
 
 def test_vga006_invalid_dvpp_on_a_whole_card_is_only_a_warning() -> None:
-    # Volcano ignores dvpp for whole cards, so "maybe" fails nothing there (V§7.1).
+    # Volcano ignores dvpp for whole cards, so "maybe" fails nothing there (docs/ascend.md#mindcluster-pod).
     r = review(mc_pod(16, {"vnpu-dvpp": "maybe"}))
     assert codes(r) == [("VGA006", WARNING), ("VGA007", INFO)]
 

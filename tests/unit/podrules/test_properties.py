@@ -1,5 +1,5 @@
 """Properties of `review` over generated objects: it never raises, and its defaults are an add-only,
-applicable, idempotent JSON Patch (SPEC §2: "the mutating webhook returns ... an add-only patch")."""
+applicable, idempotent JSON Patch (docs/contracts.md#findings: "the mutating webhook returns ... an add-only patch")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
-"""vGPU pod rules VGP001–VGP017, the mutating defaults they carry, and the workload wrappers (SPEC §2.1, §2.5).
+"""vGPU pod rules VGP001–VGP017, the mutating defaults they carry, and the workload wrappers
+(docs/contracts.md#finding-families, §2.5).
 
 Each code has at least one case where it fires (code, severity and something specific in the subject or
-message) and one correct object where it stays silent. Evidence for the rules: research V§4 and V§12.4.
+message) and one correct object where it stays silent. Evidence for the rules: research docs/vgpu.md#nvidia-vgpu and
+docs/checks.md#check-index-vgpu-pods.
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ def test_vgp001_exact_modes_or_absent_are_fine(annotations: dict[str, str] | Non
 
 
 def test_vgp001_ignored_on_a_pod_without_vgpu() -> None:
-    # V§4.4 step 1: a pod that is not a vGPU pod fits every node whatever its vgpu-mode says.
+    # docs/vgpu.md#vgpu-filter step 1: a pod that is not a vGPU pod fits every node whatever its vgpu-mode says.
     r = review(pod(container("web"), annotations={MODE: "mps"}))
     assert codes(r) == [] and r.allowed is True
 
@@ -173,7 +175,8 @@ def test_vgp005_unit_suffix_suggests_mib() -> None:
 
 
 def test_vgp005_small_decimal_suffix_reads_as_mib_but_is_still_rejected() -> None:
-    f = only(review(gpu_pod({N: 1, M: "3k"})), "VGP005")  # V§4.3: "3k" becomes 3000, which may fit
+    # docs/vgpu.md#vgpu-pod-request: "3k" becomes 3000, which may fit
+    f = only(review(gpu_pod({N: 1, M: "3k"})), "VGP005")
     assert f.severity is ERROR and "reads as 3000; write 3000" in f.message and "never fit" not in f.message
 
 

@@ -1,4 +1,5 @@
-"""vGPU mutating defaults and wrappers: VGP014, VGP015, VGW002 and the `allowed` verdict (SPEC §2, §2.1, §2.5).
+"""vGPU mutating defaults and wrappers: VGP014, VGP015, VGW002 and the `allowed` verdict (docs/contracts.md#findings,
+§2.1, §2.5).
 
 The defaults only add (RFC 6902 `add`); each is reported at `info` when applied and as an `error` on the
 validating path. Every patch here is applied with `jsonpatch` and the result reviewed again.

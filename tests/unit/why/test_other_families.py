@@ -1,4 +1,5 @@
-"""gpushare / gpu-number (V§5), Ascend HAMi (V§6.3–6.6) and MindCluster 310P (V§7.1) filter replays."""
+"""gpushare / gpu-number (docs/vgpu.md#gpushare), Ascend HAMi (docs/ascend.md#ascend-hami-pod-request …
+docs/ascend.md#ascend-hami-fit) and MindCluster 310P (docs/ascend.md#mindcluster-pod) filter replays."""
 
 from __future__ import annotations
 

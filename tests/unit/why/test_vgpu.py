@@ -1,4 +1,5 @@
-"""The vGPU filter replay, branch by branch (V§4.4–4.6, V§4.9, V§4.10), on real node/pod objects."""
+"""The vGPU filter replay, branch by branch (docs/vgpu.md#vgpu-filter … docs/vgpu.md#vgpu-podgroup-spread,
+docs/vgpu.md#vgpu-device-order, docs/vgpu.md#vgpu-exclusive-rules), on real node/pod objects."""
 
 from __future__ import annotations
 
@@ -182,7 +183,7 @@ def test_gpu_exclusive_rules() -> None:
     assert run(vgpu_pod("p", memory=1000, labels={"team": "b"}), vgpu_node("n1", gpu(U1)), holder, args=args).fits
 
 
-# ---- dynamic MIG (V§4.5) -------------------------------------------------------------------------
+# ---- dynamic MIG (docs/vgpu.md#vgpu-mig) -------------------------------------------------------------------------
 
 def mig_node(name: str = "n1") -> dict[str, Any]:
     return vgpu_node(name, gpu(U0, split=7, mode="mig"))

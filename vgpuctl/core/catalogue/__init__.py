@@ -1,6 +1,6 @@
 """The finding-code catalogue: what every code means, how bad it can get and how to fix it.
 
-Every finding vgpuctl reports carries a stable code (SPEC §2), and a code never changes meaning once
+Every finding vgpuctl reports carries a stable code (docs/contracts.md#findings), and a code never changes meaning once
 released. Keeping the catalogue as data in one place means the rules take their hints from it,
 `vgpuctl explain` prints its pages offline, the renderers and the webhook agree on titles, and a test
 pins the exact set of codes so none is silently dropped or renumbered.

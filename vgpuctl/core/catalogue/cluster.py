@@ -1,6 +1,7 @@
 """Catalogue entries for node, cluster-component and existing-pod rules.
 
-These codes come from `doctor` and `nodes` (SPEC §2.8–2.9): what the device plugins wrote on nodes, which
+These codes come from `doctor` and `nodes` (docs/contracts.md#finding-families): what the device plugins wrote on nodes,
+which
 components and versions run, and what state existing pods are in. They are kept apart from the pod and
 configuration codes so each data module stays short enough to review in one sitting.
 """
@@ -38,7 +39,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             NVML (the node's default runtime is not `nvidia`) and exits, it lacks RBAC to patch
             nodes, or HAMi's own NVIDIA plugin runs instead (see VGN012).
 
-            Evidence: V§4.2; H§2.1, H§2.7, H§2.11; {_VGPU_DIR}device_info.go` (NewGPUDevices);
+            Evidence: docs/vgpu.md#vgpu-node-registration; docs/device-plugins.md#vgpu-plugin-objects,
+            docs/device-plugins.md#vgpu-plugin-node-annotations, docs/device-plugins.md#vgpu-plugin-prerequisites;
+            {_VGPU_DIR}device_info.go` (NewGPUDevices);
             {_VGPU_DP} `pkg/plugin/register.go`.
             """,
     ),
@@ -62,7 +65,10 @@ ENTRIES: tuple[CodeInfo, ...] = (
             GPU-aaaa,10,40960,NVIDIA-NVIDIA A100-PCIE-40GB,true,hami-core:   # good
             ```
 
-            Evidence: V§4.2, V§9, V§11 #1, V§12.3 N1; H§2.7, H§2.12; {_VGPU_DIR}utils.go`
+            Evidence: docs/vgpu.md#vgpu-node-registration, docs/volcano.md#compatibility-matrix,
+            docs/volcano.md#known-problems #1, docs/checks.md#check-index-nodes N1;
+            docs/device-plugins.md#vgpu-plugin-node-annotations, docs/device-plugins.md#vgpu-plugin-compatibility;
+            {_VGPU_DIR}utils.go`
             (decodeNodeDevices).
             """,
     ),
@@ -82,7 +88,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             never picks a GPU whose type lacks `NVIDIA`. Separators: `,` between fields, `:` after
             each GPU (a trailing `:` included).
 
-            Evidence: V§4.2, V§4.4, V§12.3 N1; H§2.7; {_VGPU_DIR}utils.go` (decodeNodeDevices).
+            Evidence: docs/vgpu.md#vgpu-node-registration, docs/vgpu.md#vgpu-filter, docs/checks.md#check-index-nodes
+            N1; docs/device-plugins.md#vgpu-plugin-node-annotations; {_VGPU_DIR}utils.go` (decodeNodeDevices).
             """,
     ),
     CodeInfo(
@@ -101,7 +108,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             the handshake instead (VGN006), but from 1.13 the generic resource check still compares
             a pod's vGPU resources with allocatable, so a 0 there blocks the pods anyway.
 
-            Evidence: V§4.2, V§4.3, V§9, V§12.3 N2; H§3.2; {_VGPU_DIR}device_info.go` (NewGPUDevices).
+            Evidence: docs/vgpu.md#vgpu-node-registration, docs/vgpu.md#vgpu-pod-request,
+            docs/volcano.md#compatibility-matrix, docs/checks.md#check-index-nodes N2;
+            docs/vgpu.md#vgpu-node-registration; {_VGPU_DIR}device_info.go` (NewGPUDevices).
             """,
     ),
     CodeInfo(
@@ -120,7 +129,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `set gpuMemoryFactor to at least N`. 8 × 80 GiB = 655360 MiB needs a factor of 11. Volcano
             1.14.3+ / 1.15.1+ then drop the node (VGN004).
 
-            Evidence: V§4.2, V§11 #5, V§12.3 N3; H§2.5, H§7 #1, H§8 rule 3; {_VGPU_DP}
+            Evidence: docs/vgpu.md#vgpu-node-registration, docs/volcano.md#known-problems #5,
+            docs/checks.md#check-index-nodes N3; docs/device-plugins.md#vgpu-plugin-resources,
+            docs/device-plugins.md#known-problems #1, docs/checks.md#check-index-device-plugins rule 3; {_VGPU_DP}
             `pkg/plugin/server.go` (checkDeviceEntries).
             """,
     ),
@@ -142,7 +153,10 @@ ENTRIES: tuple[CodeInfo, ...] = (
             stamp is written in local time but parsed as UTC, so west of UTC fresh stamps can already
             look expired (inferred from code).
 
-            Evidence: V§4.2, V§9; H§2.7, H§2.12, H§3.2, H§8 rule 20; {_VGPU_DIR}device_info.go`
+            Evidence: docs/vgpu.md#vgpu-node-registration, docs/volcano.md#compatibility-matrix;
+            docs/device-plugins.md#vgpu-plugin-node-annotations, docs/device-plugins.md#vgpu-plugin-compatibility,
+            docs/vgpu.md#vgpu-node-registration, docs/checks.md#check-index-device-plugins rule 20;
+            {_VGPU_DIR}device_info.go`
             (NewGPUDevices).
             """,
     ),
@@ -160,7 +174,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             checks it when filtering or allocating, so an unhealthy GPU is still a candidate and new
             pods can land on it.
 
-            Evidence: V§4.2, V§12.3 N4; H§2.4, H§2.7; {_VGPU_DIR}utils.go`.
+            Evidence: docs/vgpu.md#vgpu-node-registration, docs/checks.md#check-index-nodes N4;
+            docs/device-plugins.md#vgpu-plugin-node-config, docs/device-plugins.md#vgpu-plugin-node-annotations;
+            {_VGPU_DIR}utils.go`.
             """,
     ),
     CodeInfo(
@@ -180,7 +196,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             MIG: `vgpu-mode: mig` pods never fit there and other pods get no MIG slice
             (volcano-vgpu-device-plugin issue #102).
 
-            Evidence: V§4.2, V§4.5, V§11 #3, V§12.3 N5; H§2.3, H§7 #3; {_VGPU_DIR}utils.go`
+            Evidence: docs/vgpu.md#vgpu-node-registration, docs/vgpu.md#vgpu-mig, docs/volcano.md#known-problems #3,
+            docs/checks.md#check-index-nodes N5; docs/device-plugins.md#mig-geometry,
+            docs/device-plugins.md#known-problems #3; {_VGPU_DIR}utils.go`
             (extractGeometryFromType).
             """,
     ),
@@ -199,7 +217,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             (e.g. `mps` or empty) counts as `hami-core`. Pods with `volcano.sh/vgpu-mode` are matched
             against the node mode, so the other devices are handled wrongly.
 
-            Evidence: V§4.2, V§12.3 N6; H§2.4; {_VGPU_DIR}utils.go` (decodeNodeDevices,
+            Evidence: docs/vgpu.md#vgpu-node-registration, docs/checks.md#check-index-nodes N6;
+            docs/device-plugins.md#vgpu-plugin-node-config; {_VGPU_DIR}utils.go` (decodeNodeDevices,
             getSharingMode).
             """,
     ),
@@ -218,7 +237,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             about 81920 MiB while the largest shipped instance `7g.80gb` is 80896 MiB, so such pods
             never fit there.
 
-            Evidence: V§4.5, V§12.3 N7; H§2.3; {_VGPU_DIR}mig.go`.
+            Evidence: docs/vgpu.md#vgpu-mig, docs/checks.md#check-index-nodes N7; docs/device-plugins.md#mig-geometry;
+            {_VGPU_DIR}mig.go`.
             """,
     ),
     CodeInfo(
@@ -243,7 +263,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             it after a failed allocation. The finding names that cause when such a plugin runs;
             v1.4.0 releases the lock.
 
-            Evidence: V§4.8, V§12.3 N8; H§2.7, H§8 rule 21; volcano-sh/volcano
+            Evidence: docs/vgpu.md#node-locks, docs/checks.md#check-index-nodes N8;
+            docs/device-plugins.md#vgpu-plugin-node-annotations, docs/checks.md#check-index-device-plugins rule 21;
+            volcano-sh/volcano
             `pkg/scheduler/plugins/util/nodelock/nodelock.go`, commit 3347c2025
             (`pkg/scheduler/api/devices/ascend/hami/device_info.go`); Project-HAMi/ascend-device-plugin
             v1.3.0 and v1.4.0 `go.mod` (HAMi `pkg/util/nodelock/nodelock.go` at 61c6cbe7d480 and
@@ -266,7 +288,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             #4511). Next to Volcano's annotation it means two plugins hand out the same GPUs
             independently, so their pods over-book the cards (error).
 
-            Evidence: V§11 #2, V§12.3 N12; H§1, H§5.5, H§7 #4, H§8 rule 19.
+            Evidence: docs/volcano.md#known-problems #2, docs/checks.md#check-index-nodes N12;
+            docs/device-plugins.md#component-map, docs/hami.md#hami-node-annotations,
+            docs/device-plugins.md#known-problems #4, docs/checks.md#check-index-device-plugins rule 19.
             """,
         severities=(ERROR, WARNING),
     ),
@@ -286,7 +310,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             allocatable, so a disagreement lets pods pass one and fail the other. Typical causes: a
             stale kubelet state (VGN005) or plugin flags overriding the ConfigMap (plugin issue #87).
 
-            Evidence: V§4.2, V§4.3; H§2.5, H§7 #2, H§8 rule 18; {_VGPU_DP} `pkg/plugin/server.go`
+            Evidence: docs/vgpu.md#vgpu-node-registration, docs/vgpu.md#vgpu-pod-request;
+            docs/device-plugins.md#vgpu-plugin-resources, docs/device-plugins.md#known-problems #2,
+            docs/checks.md#check-index-device-plugins rule 18; {_VGPU_DP} `pkg/plugin/server.go`
             (apiDevices).
             """,
     ),
@@ -306,7 +332,7 @@ ENTRIES: tuple[CodeInfo, ...] = (
             drop, comma-separated; an entry that is not a valid index is logged and skipped, so the
             card it meant to drop stays schedulable.
 
-            Evidence: V§5, V§12.3 N9; volcano-sh/volcano
+            Evidence: docs/vgpu.md#gpushare, docs/checks.md#check-index-nodes N9; volcano-sh/volcano
             `pkg/scheduler/api/devices/nvidia/gpushare/device_info.go`, `share.go`.
             """,
     ),
@@ -327,7 +353,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             with only a warning log (error). `hami-vnpu-core` counts as true only for the exact
             string `"true"`; any other value quietly disables hami-core slicing there (warning).
 
-            Evidence: V§6.1, V§6.2, V§12.3 N10; H§4.5; volcano-sh/volcano
+            Evidence: docs/ascend.md#ascend-hami-keys, docs/ascend.md#ascend-hami-node, docs/checks.md#check-index-nodes
+            N10; docs/device-plugins.md#ascend-plugin-annotations; volcano-sh/volcano
             `pkg/scheduler/api/devices/ascend/hami/device_info.go` (NewAscendDevices, getNodeDevices).
             """,
         severities=(ERROR, WARNING),
@@ -348,7 +375,7 @@ ENTRIES: tuple[CodeInfo, ...] = (
             be above 0 and a multiple of the cores per chip. A node that fails these is not usable
             for vNPU.
 
-            Evidence: V§7.2, V§12.3 N11; volcano-sh/volcano
+            Evidence: docs/ascend.md#mindcluster-node, docs/checks.md#check-index-nodes N11; volcano-sh/volcano
             `pkg/scheduler/plugins/deviceshare/devices/ascend/310p/vnpu/init_policy.go`
             (setChipPropertiesFromNPUNode).
             """,
@@ -369,7 +396,7 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `nvidia-smi` in `doctor --node`. 440 or older is an error; when no source tells the
             version the finding is `info` and says how to find out.
 
-            Evidence: H§2.11; {_VGPU_DP} `README.md`.
+            Evidence: docs/device-plugins.md#vgpu-plugin-prerequisites; {_VGPU_DP} `README.md`.
             """,
         severities=(ERROR, INFO),
     ),
@@ -384,7 +411,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             without that label the plugin never runs, so the node registers no NPUs
             (`hami.io/node-register-<commonWord>`) and advertises no Ascend resources.
 
-            Evidence: H§4.1, H§4.5 (prerequisites), H§8 rule 23; Project-HAMi/ascend-device-plugin
+            Evidence: docs/device-plugins.md#ascend-plugin-objects, docs/device-plugins.md#ascend-plugin-annotations
+            (prerequisites), docs/checks.md#check-index-device-plugins rule 23; Project-HAMi/ascend-device-plugin
             `ascend-device-plugin.yaml`.
             """,
     ),
@@ -405,7 +433,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             plugin start (fatal otherwise) and MIG enabled on the GPUs. The Ascend plugin needs
             `npu-smi` (e.g. `/usr/local/sbin/npu-smi`).
 
-            Evidence: H§2.1, H§2.3, H§2.11, H§4.5, H§7 #8, H§8 rule 22; {_VGPU_DP}
+            Evidence: docs/device-plugins.md#vgpu-plugin-objects, docs/device-plugins.md#mig-geometry,
+            docs/device-plugins.md#vgpu-plugin-prerequisites, docs/device-plugins.md#ascend-plugin-annotations,
+            docs/device-plugins.md#known-problems #8, docs/checks.md#check-index-device-plugins rule 22; {_VGPU_DP}
             `cmd/vgpu/main.go`.
             """,
         severities=(ERROR, WARNING, INFO),
@@ -427,7 +457,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             command exits with status 3. A snapshot from `kubectl get
             nodes,pods,configmaps,daemonsets,deployments -A -o yaml` lets the doctor run without access.
 
-            Evidence: SPEC §3 (exit codes, snapshots); H§2.1 (the objects the plugins themselves read).
+            Evidence: docs/contracts.md#interfaces (exit codes, snapshots); docs/device-plugins.md#vgpu-plugin-objects
+            (the objects the plugins themselves read).
             """,
     ),
     CodeInfo(
@@ -441,7 +472,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             from the API server (or a snapshot's `vgpuctl.io/server-version` annotation, else the
             nodes' kubelet versions).
 
-            Evidence: H§2.11; Project-HAMi/volcano-vgpu-device-plugin `README.md`.
+            Evidence: docs/device-plugins.md#vgpu-plugin-prerequisites; Project-HAMi/volcano-vgpu-device-plugin
+            `README.md`.
             """,
     ),
     CodeInfo(
@@ -460,7 +492,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             need 1.12, Ascend HAMi and MindCluster vNPU need 1.14.0, and `huawei.com/vnpu-mode:
             hami-core` needs 1.16. On older versions these features silently do nothing.
 
-            Evidence: V§9, V§10 item 1; H§4.5 (prerequisites).
+            Evidence: docs/volcano.md#compatibility-matrix, docs/volcano.md#docs-vs-code item 1;
+            docs/device-plugins.md#ascend-plugin-annotations (prerequisites).
             """,
     ),
     CodeInfo(
@@ -479,7 +512,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             on CPU nodes: that is noise, give it a nodeSelector. The Ascend plugin DaemonSet
             (`kube-system/hami-ascend-device-plugin`) only lands on nodes labelled `ascend=on`.
 
-            Evidence: H§2.1, H§2.11, H§4.1, H§8 rule 22.
+            Evidence: docs/device-plugins.md#vgpu-plugin-objects, docs/device-plugins.md#vgpu-plugin-prerequisites,
+            docs/device-plugins.md#ascend-plugin-objects, docs/checks.md#check-index-device-plugins rule 22.
             """,
     ),
     CodeInfo(
@@ -508,7 +542,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             The gpushare/gpu-number plugin (volcano-sh/devices) up to v1.0.x has no gpu-number
             strategy: every pod sees every GPU; use `latest`. No rule is known for MindCluster's plugin.
 
-            Evidence: H§2.12, V§9; volcano-sh/volcano release-1.13 commit 6a514a208 and commit
+            Evidence: docs/device-plugins.md#vgpu-plugin-compatibility, docs/volcano.md#compatibility-matrix;
+            volcano-sh/volcano release-1.13 commit 6a514a208 and commit
             3347c2025; Project-HAMi/ascend-device-plugin v1.3.0 / v1.4.0 `go.mod` and HAMi
             `pkg/util/nodelock/nodelock.go` at the commits they pin.
             """,
@@ -529,7 +564,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             are admitted unchecked, which hides the outage (HAMi issue #234; warning). A serving
             certificate that expires within 30 days is a warning.
 
-            Evidence: H§5.2, H§7 #10, H§8 rule 35.
+            Evidence: docs/hami.md#hami-webhook-configuration, docs/device-plugins.md#known-problems #10,
+            docs/checks.md#check-index-device-plugins rule 35.
             """,
         severities=(ERROR, WARNING),
     ),
@@ -549,7 +585,7 @@ ENTRIES: tuple[CodeInfo, ...] = (
             node is refused). The 310P device plugin must run with `-presetVirtualDevice=false` for
             dynamic vNPU. Without these components no 310P node offers vNPUs.
 
-            Evidence: V§7.2, V§2.3; volcano-sh/volcano
+            Evidence: docs/ascend.md#mindcluster-node, docs/volcano.md#scheduler-config; volcano-sh/volcano
             `pkg/scheduler/plugins/deviceshare/devices/ascend/310p/vnpu/init_policy.go`.
             """,
     ),
@@ -597,7 +633,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             can also mislead later allocations, since the plugin picks the pending pod by node,
             device count and oldest `volcano.sh/vgpu-time`.
 
-            Evidence: V§4.7, V§12.4 V15; H§2.8, H§7 #13, H§8 rule 24.
+            Evidence: docs/vgpu.md#vgpu-allocation, docs/checks.md#check-index-vgpu-pods V15;
+            docs/device-plugins.md#vgpu-plugin-pod-annotations, docs/device-plugins.md#known-problems #13,
+            docs/checks.md#check-index-device-plugins rule 24.
             """,
     ),
     CodeInfo(
@@ -622,7 +660,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             to a huge usage; from 1.16 the entry is logged and skipped, so the pod's usage of that
             GPU is not counted and the GPU can be over-subscribed.
 
-            Evidence: V§4.7; H§2.8, H§7 #13, H§8 rule 24; Project-HAMi/volcano-vgpu-device-plugin
+            Evidence: docs/vgpu.md#vgpu-allocation; docs/device-plugins.md#vgpu-plugin-pod-annotations,
+            docs/device-plugins.md#known-problems #13, docs/checks.md#check-index-device-plugins rule 24;
+            Project-HAMi/volcano-vgpu-device-plugin
             `pkg/util/util.go` (GetPendingPod); volcano-sh/volcano commit 8b6d2c482 (first in
             v1.16.0-alpha.0), `pkg/scheduler/api/devices/nvidia/vgpu/utils.go` (decodeContainerDevices).
             """,
@@ -643,7 +683,7 @@ ENTRIES: tuple[CodeInfo, ...] = (
             pod as subject; when many pods share one violation they are grouped into one finding.
             This catches pods admitted before the webhook was installed or while it was down.
 
-            Evidence: SPEC §2.9; V§12.4 V15.
+            Evidence: docs/contracts.md#finding-families; docs/checks.md#check-index-vgpu-pods V15.
             """,
         severities=(ERROR, WARNING),
     ),
@@ -668,7 +708,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             family as enabled, so it can only miss a warning, never invent one. While the watch has
             not synced, or the check runs out of its per-request budget, nothing is said.
 
-            Evidence: V§4.4 (filter order), V§4.9, V§5, V§6, V§7.1.
+            Evidence: docs/vgpu.md#vgpu-filter (filter order), docs/vgpu.md#vgpu-device-order, docs/vgpu.md#gpushare,
+            docs/ascend.md#ascend-hami, docs/ascend.md#mindcluster-pod.
             """,
     ),
 )

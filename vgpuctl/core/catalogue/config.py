@@ -1,6 +1,6 @@
 """Catalogue entries for configuration rules: the scheduler ConfigMap and the device ConfigMap.
 
-These codes come from `doctor` and `geometry validate` (SPEC §2.6–2.7). Volcano parses both objects
+These codes come from `doctor` and `geometry validate` (docs/contracts.md#finding-families). Volcano parses both objects
 leniently and falls back silently, so most of these pages explain what the scheduler quietly does instead.
 """
 
@@ -38,7 +38,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             (`deviceshare`, `predicates`, their arguments) cannot be confirmed, and every other
             scheduler check (VGC002–VGC013) is skipped.
 
-            Evidence: V§2.3, V§2.1, V§1 item 2; volcano-sh/volcano
+            Evidence: docs/volcano.md#scheduler-config, docs/volcano.md#argument-parsing, docs/volcano.md#architecture
+            item 2; volcano-sh/volcano
             `installer/helm/chart/volcano/config/volcano-scheduler.conf`, `pkg/scheduler/scheduler.go`.
             """,
     ),
@@ -65,7 +66,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
                 arguments: {{deviceshare.VGPUEnable: true, deviceshare.ScheduleWeight: 10}}
             ```
 
-            Evidence: V§1, V§2, V§2.3; {_DS}.
+            Evidence: docs/volcano.md#architecture, docs/volcano.md#deviceshare-arguments,
+            docs/volcano.md#scheduler-config; {_DS}.
             """,
     ),
     CodeInfo(
@@ -85,7 +87,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             nodes correctly but never writes those annotations, so the device plugin finds nothing to
             allocate (volcano-vgpu-device-plugin issue #2). True in every version checked.
 
-            Evidence: V§1 item 5, V§11 #8, V§12.1 C1; volcano-sh/volcano
+            Evidence: docs/volcano.md#architecture item 5, docs/volcano.md#known-problems #8,
+            docs/checks.md#check-index-scheduler-config C1; volcano-sh/volcano
             `pkg/scheduler/plugins/predicates/predicates.go`.
             """,
     ),
@@ -105,7 +108,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `VGPUEnable` (`gpu-share and vgpu can't be used together`). Nothing is scheduled while it
             crashes. vGPU, Ascend HAMi and MindCluster may all be on together.
 
-            Evidence: V§2.2, V§12.1 C2/C3; {_DS} (enablePredicate).
+            Evidence: docs/volcano.md#fatal-combinations, docs/checks.md#check-index-scheduler-config C2/C3; {_DS}
+            (enablePredicate).
             """,
     ),
     CodeInfo(
@@ -129,7 +133,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             deviceshare.VGPUEnable: true    # good
             ```
 
-            Evidence: V§2.1, V§12.1 C4; volcano-sh/volcano `pkg/scheduler/framework/arguments.go`
+            Evidence: docs/volcano.md#argument-parsing, docs/checks.md#check-index-scheduler-config C4;
+            volcano-sh/volcano `pkg/scheduler/framework/arguments.go`
             (GetBool).
             """,
     ),
@@ -153,7 +158,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             unreadable `VGPUEnable: "yes"`, VGC005); an absent or 0 weight only once a device family
             is on.
 
-            Evidence: V§2, V§2.1, V§4.9, V§6.6, V§10 item 4, V§12.1 C5; {_DS} (NodeOrderFn);
+            Evidence: docs/volcano.md#deviceshare-arguments, docs/volcano.md#argument-parsing,
+            docs/vgpu.md#vgpu-device-order, docs/ascend.md#ascend-hami-fit, docs/volcano.md#docs-vs-code item 4,
+            docs/checks.md#check-index-scheduler-config C5; {_DS} (NodeOrderFn);
             volcano-sh/volcano `pkg/scheduler/framework/arguments.go` (GetInt).
             """,
     ),
@@ -168,7 +175,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             first) or `spread` (least-shared GPU first) — e.g. `Binpack`, `pack`, `best-fit` — means
             no policy: vGPU devices are tried in descending index order and the device score is 0.
 
-            Evidence: V§2, V§4.9, V§12.1 C6; volcano-sh/volcano
+            Evidence: docs/volcano.md#deviceshare-arguments, docs/vgpu.md#vgpu-device-order,
+            docs/checks.md#check-index-scheduler-config C6; volcano-sh/volcano
             `pkg/scheduler/api/devices/nvidia/vgpu/utils.go` (sortedDeviceIndicesByPolicy),
             `pkg/scheduler/api/devices/ascend/hami/` (CalScore).
             """,
@@ -191,7 +199,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `deviceshare.KnowGeometriesCMName` (an early docs draft, volcano PR #4290) and
             `deviceshare.NvidiaHAMiEnable` (ascend-device-plugin issue #66).
 
-            Evidence: V§2, V§2.1, V§11 #11, V§12.1 C7; {_DS}, `gpuexclusive.go`.
+            Evidence: docs/volcano.md#deviceshare-arguments, docs/volcano.md#argument-parsing,
+            docs/volcano.md#known-problems #11, docs/checks.md#check-index-scheduler-config C7; {_DS},
+            `gpuexclusive.go`.
             """,
     ),
     CodeInfo(
@@ -210,7 +220,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             (`priority: 1`) is dropped, and an empty map is dropped, so the rule silently loosens or
             disappears.
 
-            Evidence: V§4.10, V§12.1 C8; volcano-sh/volcano
+            Evidence: docs/vgpu.md#vgpu-exclusive-rules, docs/checks.md#check-index-scheduler-config C8;
+            volcano-sh/volcano
             `pkg/scheduler/plugins/deviceshare/gpuexclusive.go` (parseExclusiveRules).
             """,
     ),
@@ -234,7 +245,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             - `volcano.sh/vgpu-podgroup-policy`, `GPUExclusiveRules`: 1.15.0;
             - `huawei.com/vnpu-mode`, `hami-vnpu-core`, `<res>-core`, `vgpu-use-gpuuuid`: 1.16.
 
-            Evidence: V§9, V§12.1 C9 (per-tag greps of volcano-sh/volcano).
+            Evidence: docs/volcano.md#compatibility-matrix, docs/checks.md#check-index-scheduler-config C9 (per-tag
+            greps of volcano-sh/volcano).
             """,
     ),
     CodeInfo(
@@ -253,7 +265,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             the scheduler runs has its flag set but its device type never registered, so its pods are
             skipped. vgpuctl compares the scheduler pod's start time with the ConfigMap's last change.
 
-            Evidence: V§1 item 2, V§3.1, V§12.1 C10; {_CFG}config.go` (sync.Once),
+            Evidence: docs/volcano.md#architecture item 2, docs/volcano.md#device-config-loading,
+            docs/checks.md#check-index-scheduler-config C10; {_CFG}config.go` (sync.Once),
             {_DS} (registerDevices).
             """,
     ),
@@ -273,7 +286,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             The code's default is false, but the vNPU guide sets `"false"` explicitly together with the
             device plugin's `-presetVirtualDevice=false`, and vgpuctl asks for the same.
 
-            Evidence: V§2.3, V§7.2, V§12.1 C11; volcano-sh/volcano
+            Evidence: docs/volcano.md#scheduler-config, docs/ascend.md#mindcluster-node,
+            docs/checks.md#check-index-scheduler-config C11; volcano-sh/volcano
             `pkg/scheduler/plugins/deviceshare/devices/ascend/310p/vnpu/init_policy.go`,
             `third_party/mindcluster/config/config.go`.
             """,
@@ -292,7 +306,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             event handlers that write the device annotations. Volcano ships
             `actions: "enqueue, allocate, backfill"`. Without `allocate`, device pods stay Pending.
 
-            Evidence: V§1, V§2.3, V§4.3; volcano-sh/volcano `pkg/scheduler/actions/allocate/allocate.go`,
+            Evidence: docs/volcano.md#architecture, docs/volcano.md#scheduler-config, docs/vgpu.md#vgpu-pod-request;
+            volcano-sh/volcano `pkg/scheduler/actions/allocate/allocate.go`,
             `installer/helm/chart/volcano/config/volcano-scheduler.conf`.
             """,
     ),
@@ -316,7 +331,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `vnpus` entry for Ascend310P. The vGPU device plugin, looking for the same name in
             `kube-system` then `volcano-system`, runs with an all-zero config.
 
-            Evidence: V§3.1, V§3.2, V§12.2 M1; H§2.2, H§8 rule 1; {_CFG}config.go`
+            Evidence: docs/volcano.md#device-config-loading, docs/volcano.md#device-config-default,
+            docs/checks.md#check-index-device-config M1; docs/device-plugins.md#vgpu-plugin-device-config,
+            docs/checks.md#check-index-device-plugins rule 1; {_CFG}config.go`
             (GetDefaultDevicesConfig).
             """,
     ),
@@ -335,7 +352,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             the whole document. Volcano then uses its built-in default — no MIG geometries, only
             Ascend310P — and says so only at log verbosity 3. Nothing tells the user.
 
-            Evidence: V§3.1, V§12.2 M2; H§0, H§3.1; {_CFG}config.go`, `vgpu.go`, `vnpu.go`.
+            Evidence: docs/volcano.md#device-config-loading, docs/checks.md#check-index-device-config M2;
+            docs/device-plugins.md#sources, docs/volcano.md#device-config-loading; {_CFG}config.go`, `vgpu.go`,
+            `vnpu.go`.
             """,
     ),
     CodeInfo(
@@ -359,7 +378,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
 
             A silent fallback loses MIG and every NPU but Ascend310P. Volcano <= 1.13 has no `vnpus`.
 
-            Evidence: V§3.3, V§12.2 M2; H§3.1, H§4.2, H§6 rule 2;
+            Evidence: docs/volcano.md#device-config-schema, docs/checks.md#check-index-device-config M2;
+            docs/volcano.md#device-config-loading, docs/device-plugins.md#vnpus-forms,
+            docs/device-plugins.md#merging-device-configs rule 2;
             volcano-sh/volcano `pkg/scheduler/api/devices/config/vnpu.go`.
             """,
     ),
@@ -379,7 +400,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `hami-scheduler-device` has no `nvidia:` section, so pointing
             `deviceshare.KnownGeometriesCMName` at it while `VGPUEnable` is on disables vGPU.
 
-            Evidence: V§3.1, V§6 (shipped ConfigMap), V§10 item 8, V§12.2 M3; H§2.2;
+            Evidence: docs/volcano.md#device-config-loading, docs/ascend.md#ascend-hami (shipped ConfigMap),
+            docs/volcano.md#docs-vs-code item 8, docs/checks.md#check-index-device-config M3;
+            docs/device-plugins.md#vgpu-plugin-device-config;
             {_CFG}vgpu.go`; volcano-sh/volcano `pkg/scheduler/api/devices/nvidia/vgpu/utils.go`
             (checkVGPUResourcesInPod).
             """,
@@ -399,7 +422,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             these names are hard-coded, not taken from the ConfigMap. The device plugin advertises
             the configured names, so with renamed resources every vGPU node is dropped.
 
-            Evidence: V§4.2, V§9, V§12.2 M3; H§3.2; volcano-sh/volcano
+            Evidence: docs/vgpu.md#vgpu-node-registration, docs/volcano.md#compatibility-matrix,
+            docs/checks.md#check-index-device-config M3; docs/vgpu.md#vgpu-node-registration; volcano-sh/volcano
             `pkg/scheduler/api/devices/nvidia/vgpu/device_info.go` (NewGPUDevices).
             """,
     ),
@@ -421,7 +445,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             rounding assumes 0 < template memory <= `memoryAllocatable` <= `memoryCapacity`:
             otherwise requests are rounded to a template or whole card that does not exist.
 
-            Evidence: V§3.3, V§6.4, V§12.2 M4; H§4.2, H§8 rule 14; {_DS} (registerDevices);
+            Evidence: docs/volcano.md#device-config-schema, docs/ascend.md#ascend-hami-template-mode,
+            docs/checks.md#check-index-device-config M4; docs/device-plugins.md#vnpus-forms,
+            docs/checks.md#check-index-device-plugins rule 14; {_DS} (registerDevices);
             volcano-sh/volcano `pkg/scheduler/api/devices/ascend/hami/device_info.go` (trimMemory).
             """,
     ),
@@ -444,7 +470,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             (errors). A model string listed twice is harmless — the first match wins — but a sign
             of a copy slip (warning; the shipped A100-40GB list repeats `A100-SXM4-40GB`).
 
-            Evidence: V§4.5, V§12.2 M5; H§2.3, H§8 rule 6; volcano-sh/volcano
+            Evidence: docs/vgpu.md#vgpu-mig, docs/checks.md#check-index-device-config M5;
+            docs/device-plugins.md#mig-geometry, docs/checks.md#check-index-device-plugins rule 6; volcano-sh/volcano
             `pkg/scheduler/api/devices/nvidia/vgpu/mig.go` (encodeMIGID, decodeMIGID);
             Project-HAMi/volcano-vgpu-device-plugin `pkg/util/util.go` (ExtractMigTemplatesFromUUID).
             """,
@@ -467,7 +494,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             drops a node with either at 0. Plugin command-line flags override the ConfigMap only when
             set explicitly.
 
-            Evidence: H§2.2, H§8 rule 2; V§4.2; Project-HAMi/volcano-vgpu-device-plugin
+            Evidence: docs/device-plugins.md#vgpu-plugin-device-config, docs/checks.md#check-index-device-plugins rule
+            2; docs/vgpu.md#vgpu-node-registration; Project-HAMi/volcano-vgpu-device-plugin
             `pkg/plugin/register.go`, `pkg/plugin/server.go`.
             """,
     ),
@@ -487,7 +515,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `nvidia.defaultMem`, none of which is a key of the struct. MIG mode is chosen per node
             with `operatingmode: mig` in `volcano-vgpu-node-config`.
 
-            Evidence: V§3.1; H§0, H§2.2, H§2.4, H§8 rule 4; Project-HAMi/volcano-vgpu-device-plugin
+            Evidence: docs/volcano.md#device-config-loading; docs/device-plugins.md#sources,
+            docs/device-plugins.md#vgpu-plugin-device-config, docs/device-plugins.md#vgpu-plugin-node-config,
+            docs/checks.md#check-index-device-plugins rule 4; Project-HAMi/volcano-vgpu-device-plugin
             `pkg/config/config.go`, `doc/config.md`.
             """,
     ),
@@ -507,7 +537,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             GPU's memory and 0 cores), and `overwriteEnv`. They do work in HAMi, which is where the
             expectation usually comes from. vgpuctl's mutating webhook uses `defaultGPUNum` for VGP002.
 
-            Evidence: V§3.3, V§8, V§12.2 M7; H§2.2, H§5.4, H§8 rule 5.
+            Evidence: docs/volcano.md#device-config-schema, docs/volcano.md#volcano-webhooks,
+            docs/checks.md#check-index-device-config M7; docs/device-plugins.md#vgpu-plugin-device-config,
+            docs/hami.md#hami-device-config, docs/checks.md#check-index-device-plugins rule 5.
             """,
     ),
     CodeInfo(
@@ -527,7 +559,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             multiplies requests, while Volcano's `gpuMemoryFactor` divides registered memory, and
             Volcano ignores `memoryFactor`. Never copy `nvidia:` blocks between the two.
 
-            Evidence: H§5.4, H§6 rule 4, H§8 rule 9; V§3.1, V§3.3.
+            Evidence: docs/hami.md#hami-device-config, docs/device-plugins.md#merging-device-configs rule 4,
+            docs/checks.md#check-index-device-plugins rule 9; docs/volcano.md#device-config-loading,
+            docs/volcano.md#device-config-schema.
             """,
     ),
     CodeInfo(
@@ -547,7 +581,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             geometries make the plugin re-partition GPUs into other MIG layouts, and a different
             `memoryAllocatable` or template list books NPUs the plugin cannot carve.
 
-            Evidence: H§1, H§6 rule 3, H§8 rule 10; V§3.1, V§12.2 M6.
+            Evidence: docs/device-plugins.md#component-map, docs/device-plugins.md#merging-device-configs rule 3,
+            docs/checks.md#check-index-device-plugins rule 10; docs/volcano.md#device-config-loading,
+            docs/checks.md#check-index-device-config M6.
             """,
     ),
     CodeInfo(
@@ -566,7 +602,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `A100-80GB-PCIe` may never match, and H100/H200/A800 are not shipped at all. A model no
             node has is dead weight; a MIG node no model matches runs as hami-core (see VGN008).
 
-            Evidence: V§4.2, V§4.5; H§2.3, H§8 rule 7; volcano-sh/volcano
+            Evidence: docs/vgpu.md#vgpu-node-registration, docs/vgpu.md#vgpu-mig; docs/device-plugins.md#mig-geometry,
+            docs/checks.md#check-index-device-plugins rule 7; volcano-sh/volcano
             `pkg/scheduler/api/devices/nvidia/vgpu/utils.go` (extractGeometryFromType).
             """,
     ),
@@ -588,8 +625,10 @@ ENTRIES: tuple[CodeInfo, ...] = (
             is written, unless `--prefer vgpu|vnpu` names the winner; a resolved conflict is still
             reported, as a warning, naming the key that lost.
 
-            Evidence: SPEC §3 (`geometry merge`: conflicts are errors naming the differing keys); V§3.1
-            (no merging with defaults), V§10 item 8, H§6.
+            Evidence: docs/contracts.md#interfaces (`geometry merge`: conflicts are errors naming the differing keys);
+            docs/volcano.md#device-config-loading
+            (no merging with defaults), docs/volcano.md#docs-vs-code item 8,
+            docs/device-plugins.md#merging-device-configs.
             """,
         severities=(ERROR, WARNING),
     ),

@@ -1,6 +1,7 @@
 """Catalogue entries for pod-level rules: vGPU, gpushare, Ascend HAMi, MindCluster 310P and workloads.
 
-These are the codes the webhook denies or warns with and `lint` reports (SPEC §2.1–2.5). They live apart
+These are the codes the webhook denies or warns with and `lint` reports (docs/contracts.md#finding-families). They live
+apart
 from the node and configuration codes so each data module stays short enough to review in one sitting.
 """
 
@@ -48,7 +49,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             volcano.sh/vgpu-mode: mig   # good
             ```
 
-            Evidence: V§4.4, V§4.2; {_VGPU_DIR}utils.go`, `sharing_factory.go`.
+            Evidence: docs/vgpu.md#vgpu-filter, docs/vgpu.md#vgpu-node-registration; {_VGPU_DIR}utils.go`,
+            `sharing_factory.go`.
             """,
     ),
     CodeInfo(
@@ -71,7 +73,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `vgpu-number: <defaultGPUNum or 1>` and reports this code at `info`; without it the pod is
             denied with `error`.
 
-            Evidence: V§4.3, V§4.7, V§8; H§8 rule 27; volcano-sh/volcano
+            Evidence: docs/vgpu.md#vgpu-pod-request, docs/vgpu.md#vgpu-allocation, docs/volcano.md#volcano-webhooks;
+            docs/checks.md#check-index-device-plugins rule 27; volcano-sh/volcano
             `pkg/scheduler/api/devices/util.go` (ExtractResourceRequest), {_VGPU_DIR}utils.go`
             (checkVGPUResourcesInPod); Project-HAMi/volcano-vgpu-device-plugin `pkg/util/util.go`
             (GetNextDeviceRequest), `pkg/plugin/server.go` (Allocate).
@@ -96,7 +99,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `no enough gpu cards on node <node>` everywhere. The split count does not help: one
             container is never given the same GPU twice.
 
-            Evidence: V§4.4 (step 3a and the `vgpu-number: 0` edge case), V§11 #4; H§8 rule 29;
+            Evidence: docs/vgpu.md#vgpu-filter (step 3a and the `vgpu-number: 0` edge case),
+            docs/volcano.md#known-problems #4; docs/checks.md#check-index-device-plugins rule 29;
             {_VGPU_DIR}utils.go` (checkNodeGPUSharingPredicateAndScore).
             """,
     ),
@@ -121,7 +125,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             volcano.sh/vgpu-cores: 50   # good
             ```
 
-            Evidence: V§4.4 (step 3b), V§12.4 V4; H§3.3; {_VGPU_DIR}utils.go`.
+            Evidence: docs/vgpu.md#vgpu-filter (step 3b), docs/checks.md#check-index-vgpu-pods V4;
+            docs/vgpu.md#vgpu-pod-request; {_VGPU_DIR}utils.go`.
             """,
     ),
     CodeInfo(
@@ -147,7 +152,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             volcano.sh/vgpu-memory: 3072   # good: 3 GiB with gpuMemoryFactor 1
             ```
 
-            Evidence: V§4.3 (units), V§4.4; H§2.6; volcano-sh/volcano
+            Evidence: docs/vgpu.md#vgpu-pod-request (units), docs/vgpu.md#vgpu-filter;
+            docs/device-plugins.md#vgpu-memory-units; volcano-sh/volcano
             `pkg/scheduler/api/devices/util.go`; Project-HAMi/volcano-vgpu-device-plugin
             `pkg/plugin/server.go` (Allocate).
             """,
@@ -172,7 +178,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             memory and percentage are set, Volcano uses the percentage and ignores `vgpu-memory`
             (HAMi does the opposite), reported as a warning.
 
-            Evidence: V§4.3, V§3.2, V§10 item 7, V§11 #6; H§3.3, H§8 rule 28; volcano-sh/volcano
+            Evidence: docs/vgpu.md#vgpu-pod-request, docs/volcano.md#device-config-default, docs/volcano.md#docs-vs-code
+            item 7, docs/volcano.md#known-problems #6; docs/vgpu.md#vgpu-pod-request,
+            docs/checks.md#check-index-device-plugins rule 28; volcano-sh/volcano
             `pkg/scheduler/api/devices/util.go` (ExtractResourceRequest),
             `pkg/scheduler/actions/allocate/allocate.go`; Project-HAMi/volcano-vgpu-device-plugin
             `pkg/rm/rm.go`.
@@ -196,7 +204,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             first regular container's entry. That container then gets the wrong GPU or fails with
             `device number not matched` (`UnexpectedAdmissionError`).
 
-            Evidence: V§4.3, V§4.7; H§2.8, H§8 rule 30; volcano-sh/volcano
+            Evidence: docs/vgpu.md#vgpu-pod-request, docs/vgpu.md#vgpu-allocation;
+            docs/device-plugins.md#vgpu-plugin-pod-annotations, docs/checks.md#check-index-device-plugins rule 30;
+            volcano-sh/volcano
             `pkg/scheduler/api/devices/util.go` (ExtractResourceRequest);
             Project-HAMi/volcano-vgpu-device-plugin `pkg/util/util.go` (GetNextDeviceRequest).
             """,
@@ -218,7 +228,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             that asks for it is never served by `deviceshare`: the pod cannot be placed as intended
             (volcano issue #3624).
 
-            Evidence: V§2.2, V§11 #7, V§12.4 V8; volcano-sh/volcano
+            Evidence: docs/volcano.md#fatal-combinations, docs/volcano.md#known-problems #7,
+            docs/checks.md#check-index-vgpu-pods V8; volcano-sh/volcano
             `pkg/scheduler/plugins/deviceshare/deviceshare.go` (enablePredicate).
             """,
     ),
@@ -245,7 +256,7 @@ ENTRIES: tuple[CodeInfo, ...] = (
             limits: {{volcano.sh/vgpu-number: 1, volcano.sh/vgpu-memory: 3000}}  # A100-40GB -> 1g.5gb
             ```
 
-            Evidence: V§4.5; H§2.3; {_VGPU_DIR}mig.go` (findMatch).
+            Evidence: docs/vgpu.md#vgpu-mig; docs/device-plugins.md#mig-geometry; {_VGPU_DIR}mig.go` (findMatch).
             """,
         severities=(ERROR, WARNING),
     ),
@@ -267,7 +278,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `use-gputype` is present Volcano ignores `nouse-gputype` entirely (warning). With cluster
             facts, an allow list that matches no node's GPU type leaves the pod Pending (warning).
 
-            Evidence: V§4.1, V§4.4 (step 3b); H§2.8, H§8 rule 33; {_VGPU_DIR}utils.go`
+            Evidence: docs/vgpu.md#vgpu-keys, docs/vgpu.md#vgpu-filter (step 3b);
+            docs/device-plugins.md#vgpu-plugin-pod-annotations, docs/checks.md#check-index-device-plugins rule 33;
+            {_VGPU_DIR}utils.go`
             (checkGPUtype).
             """,
         severities=(ERROR, WARNING),
@@ -296,7 +309,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             volcano.sh/vgpu-use-gpuuuid: "GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448"   # good
             ```
 
-            Evidence: V§4.1, V§4.4 (steps 3b, 3d), V§9; {_VGPU_DIR}utils.go` (gpuUUIDFilter,
+            Evidence: docs/vgpu.md#vgpu-keys, docs/vgpu.md#vgpu-filter (steps 3b, 3d),
+            docs/volcano.md#compatibility-matrix; {_VGPU_DIR}utils.go` (gpuUUIDFilter,
             parseGPUUUIDList).
             """,
     ),
@@ -316,7 +330,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `scheduling.k8s.io/group-name`, then `scheduling.volcano.sh/group-name`; a pod with
             neither is not spread from anything.
 
-            Evidence: V§4.1, V§4.6, V§12.4 V12; {_VGPU_DIR}utils.go` (getPodGroupKey).
+            Evidence: docs/vgpu.md#vgpu-keys, docs/vgpu.md#vgpu-podgroup-spread, docs/checks.md#check-index-vgpu-pods
+            V12; {_VGPU_DIR}utils.go` (getPodGroupKey).
             """,
     ),
     CodeInfo(
@@ -341,7 +356,7 @@ ENTRIES: tuple[CodeInfo, ...] = (
             attributed to it and its env decides the opt-out. Several vGPU containers listed first
             are fine (`[trainer (vGPU), logger]`); `[istio-proxy, trainer (vGPU)]` is warned.
 
-            Evidence: V§4.7; volcano-sh/volcano `pkg/scheduler/api/devices/util.go`
+            Evidence: docs/vgpu.md#vgpu-allocation; volcano-sh/volcano `pkg/scheduler/api/devices/util.go`
             (ExtractResourceRequest); Project-HAMi/volcano-vgpu-device-plugin v1.12.0
             `pkg/plugin/server.go` (Allocate), `pkg/util/util.go` (GetNextDeviceRequest),
             `pkg/monitor/nvidia/cudevshr.go`.
@@ -365,7 +380,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             vgpuctl's mutating webhook copies the request into `limits` when the limit is missing
             and reports this code at `info`; a request that differs from its limit is an `error`.
 
-            Evidence: Kubernetes extended-resource validation; V§4.3, V§5, V§6.3, V§7.1.
+            Evidence: Kubernetes extended-resource validation; docs/vgpu.md#vgpu-pod-request, docs/vgpu.md#gpushare,
+            docs/ascend.md#ascend-hami-pod-request, docs/ascend.md#mindcluster-pod.
             """,
         severities=(ERROR, INFO),
     ),
@@ -387,7 +403,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             (default `volcano`) when `schedulerName` is empty or `default-scheduler` and reports this
             code at `info`; any other scheduler name (e.g. `hami-scheduler`) is an `error`.
 
-            Evidence: H§8 rule 26, H§5.3 (HAMi's webhook skips other schedulers' pods);
+            Evidence: docs/checks.md#check-index-device-plugins rule 26, docs/hami.md#hami-webhook-logic (HAMi's webhook
+            skips other schedulers' pods);
             Project-HAMi/volcano-vgpu-device-plugin `pkg/plugin/server.go` (Allocate),
             `pkg/util/util.go` (GetPendingPod).
             """,
@@ -410,7 +427,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             no such check. vgpuctl reports this as an `error` by default; the setting can lower it to
             a `warning`.
 
-            Evidence: H§5.3 (step 4), H§7 #9, H§8 rule 32; Project-HAMi/HAMi
+            Evidence: docs/hami.md#hami-webhook-logic (step 4), docs/device-plugins.md#known-problems #9,
+            docs/checks.md#check-index-device-plugins rule 32; Project-HAMi/HAMi
             `pkg/scheduler/webhook.go`.
             """,
         severities=(ERROR, WARNING),
@@ -431,7 +449,7 @@ ENTRIES: tuple[CodeInfo, ...] = (
             one) and notes that the instance's memory, not the request, is booked: 3000 MiB on an
             A100-40GB resolves to `1g.5gb` and books 5120 MiB.
 
-            Evidence: V§4.4, V§4.5; {_VGPU_DIR}mig.go`, `hamicore.go`.
+            Evidence: docs/vgpu.md#vgpu-filter, docs/vgpu.md#vgpu-mig; {_VGPU_DIR}mig.go`, `hamicore.go`.
             """,
     ),
     CodeInfo(
@@ -486,7 +504,7 @@ ENTRIES: tuple[CodeInfo, ...] = (
             volcano.sh/gpu-memory: 4096   # good
             ```
 
-            Evidence: V§5, V§12.5; volcano-sh/volcano
+            Evidence: docs/vgpu.md#gpushare, docs/checks.md#check-index-gpushare-pods; volcano-sh/volcano
             `pkg/scheduler/api/devices/nvidia/gpushare/device_info.go`.
             """,
     ),
@@ -505,7 +523,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             running cluster one of the two resources is never handled as a device request, and the
             pod cannot get what it asks for.
 
-            Evidence: V§2.2, V§12.5 G1; volcano-sh/volcano
+            Evidence: docs/volcano.md#fatal-combinations, docs/checks.md#check-index-gpushare-pods G1;
+            volcano-sh/volcano
             `pkg/scheduler/plugins/deviceshare/deviceshare.go` (enablePredicate),
             `pkg/scheduler/api/devices/nvidia/gpushare/device_info.go` (HasDeviceRequest).
             """,
@@ -527,7 +546,7 @@ ENTRIES: tuple[CodeInfo, ...] = (
             Otherwise every node answers `GpuShare no enough gpu memory on node N` or
             `GpuNumber no enough gpu number on node N`.
 
-            Evidence: V§5, V§12.5 G2/G3; volcano-sh/volcano
+            Evidence: docs/vgpu.md#gpushare, docs/checks.md#check-index-gpushare-pods G2/G3; volcano-sh/volcano
             `pkg/scheduler/api/devices/nvidia/gpushare/device_info.go`, `share.go`.
             """,
     ),
@@ -547,7 +566,7 @@ ENTRIES: tuple[CodeInfo, ...] = (
             counts it on the cards its `gpu-index` names, so it can over-book a card; Volcano even
             clamps a card's idle memory at 0 for this case (error).
 
-            Evidence: V§5, V§12.5 G4; volcano-sh/volcano
+            Evidence: docs/vgpu.md#gpushare, docs/checks.md#check-index-gpushare-pods G4; volcano-sh/volcano
             `pkg/scheduler/api/devices/nvidia/gpushare/share.go`, `device_info.go`.
             """,
         severities=(ERROR, WARNING),
@@ -570,7 +589,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `vnpus.hamiVnpuCore: true` when the node annotation is absent), so with no such node it
             stays Pending.
 
-            Evidence: V§6.1, V§6.5, V§9, V§12.6 H1; H§4.5; {_HAMI_DIR}constants.go`,
+            Evidence: docs/ascend.md#ascend-hami-keys, docs/ascend.md#ascend-hami-core-mode,
+            docs/volcano.md#compatibility-matrix, docs/checks.md#check-index-ascend-hami-pods H1;
+            docs/device-plugins.md#ascend-plugin-annotations; {_HAMI_DIR}constants.go`,
             `device_info.go`.
             """,
     ),
@@ -591,7 +612,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             device plugin. vgpuctl's mutating webhook adds a count of 1 when memory is set and
             reports this code at `info`; a core-only request stays an `error`.
 
-            Evidence: V§6.3, V§12.6 H2; H§4.5; {_HAMI_DIR}device_info.go`.
+            Evidence: docs/ascend.md#ascend-hami-pod-request, docs/checks.md#check-index-ascend-hami-pods H2;
+            docs/device-plugins.md#ascend-plugin-annotations; {_HAMI_DIR}device_info.go`.
             """,
         severities=(ERROR, INFO),
     ),
@@ -617,7 +639,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             huawei.com/Ascend310P-memory: 24576   # good: a whole card (21527 MiB booked)
             ```
 
-            Evidence: V§6.4 (Test_trimMemory), V§12.6 H3; H§4.5; {_HAMI_DIR}device_info.go`
+            Evidence: docs/ascend.md#ascend-hami-template-mode (Test_trimMemory),
+            docs/checks.md#check-index-ascend-hami-pods H3; docs/device-plugins.md#ascend-plugin-annotations;
+            {_HAMI_DIR}device_info.go`
             (trimMemory).
             """,
     ),
@@ -637,7 +661,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `vNPU does not support partial memory allocation when requesting multiple devices`;
             HAMi's webhook rejects it as `vNPU not supported for multiple devices`.
 
-            Evidence: V§6.4, V§12.6 H4; H§4.5; {_HAMI_DIR}device_info.go` (verifyReq).
+            Evidence: docs/ascend.md#ascend-hami-template-mode, docs/checks.md#check-index-ascend-hami-pods H4;
+            docs/device-plugins.md#ascend-plugin-annotations; {_HAMI_DIR}device_info.go` (verifyReq).
             """,
     ),
     CodeInfo(
@@ -655,7 +680,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             cover `<resourceName>-core`; 100 cores needs an unused NPU. A core value above 100 or
             memory above every NPU's registered `devmem` never fits (`no ascend device available`).
 
-            Evidence: V§6.5, V§6.6, V§12.6 H5; H§4.5; {_HAMI_DIR}device_info.go` (fit).
+            Evidence: docs/ascend.md#ascend-hami-core-mode, docs/ascend.md#ascend-hami-fit,
+            docs/checks.md#check-index-ascend-hami-pods H5; docs/device-plugins.md#ascend-plugin-annotations;
+            {_HAMI_DIR}device_info.go` (fit).
             """,
     ),
     CodeInfo(
@@ -674,7 +701,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             cores only when they are requested, never the template's own cores, so core accounting
             on a node mixes booked and unbooked pods. Volcano <= 1.15.1 ignores the core resource.
 
-            Evidence: V§6.1, V§6.4, V§10 item 5, V§12.6 H6; H§4.5; {_HAMI_DIR}device_info.go`;
+            Evidence: docs/ascend.md#ascend-hami-keys, docs/ascend.md#ascend-hami-template-mode,
+            docs/volcano.md#docs-vs-code item 5, docs/checks.md#check-index-ascend-hami-pods H6;
+            docs/device-plugins.md#ascend-plugin-annotations; {_HAMI_DIR}device_info.go`;
             Project-HAMi/HAMi `pkg/device/ascend/device.go` (MutateAdmission).
             """,
     ),
@@ -698,7 +727,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             huawei.com/Ascend910B3-memory: 16384   # good: vir05_1c_16g
             ```
 
-            Evidence: V§6.3, V§6.4, V§12.6 H7; H§4.5; {_HAMI_DIR}device_info.go`.
+            Evidence: docs/ascend.md#ascend-hami-pod-request, docs/ascend.md#ascend-hami-template-mode,
+            docs/checks.md#check-index-ascend-hami-pods H7; docs/device-plugins.md#ascend-plugin-annotations;
+            {_HAMI_DIR}device_info.go`.
             """,
     ),
     CodeInfo(
@@ -717,7 +748,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             built-in default knows only `Ascend310P`, and a ConfigMap without `vnpus` registers no
             Ascend type at all.
 
-            Evidence: V§3.1, V§3.2, V§10 item 8, V§12.6 H8; volcano-sh/volcano
+            Evidence: docs/volcano.md#device-config-loading, docs/volcano.md#device-config-default,
+            docs/volcano.md#docs-vs-code item 8, docs/checks.md#check-index-ascend-hami-pods H8; volcano-sh/volcano
             `pkg/scheduler/plugins/deviceshare/deviceshare.go` (registerDevices).
             """,
     ),
@@ -743,7 +775,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             | 6145 – 12288 | vir04 (12288) |
             | 12289 – 24576 | whole card (21527) |
 
-            Evidence: V§6.4 (Test_trimMemory); H§4.3; {_HAMI_DIR}device_info.go` (trimMemory).
+            Evidence: docs/ascend.md#ascend-hami-template-mode (Test_trimMemory);
+            docs/device-plugins.md#ascend-chips-and-templates; {_HAMI_DIR}device_info.go` (trimMemory).
             """,
     ),
     CodeInfo(
@@ -785,7 +818,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             chip or template is chosen and no `huawei.com/npu-core` annotation is written. Labels on a
             Volcano Job's own metadata are not copied to its pods.
 
-            Evidence: V§7.1, V§12.7 A1; {_310P_DIR}utils.go` (checkVNPUResourcesInPod).
+            Evidence: docs/ascend.md#mindcluster-pod, docs/checks.md#check-index-mindcluster-pods A1;
+            {_310P_DIR}utils.go` (checkVNPUResourcesInPod).
             """,
     ),
     CodeInfo(
@@ -804,7 +838,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             7, ...) has no template: the resource becomes a zero value, every check passes, and the
             pod binds with no chip assigned (no `huawei.com/npu-core` annotation; inferred from code).
 
-            Evidence: V§7.1, V§12.7 A2; {_310P_DIR}` (getResTemplateFromTaskSetting).
+            Evidence: docs/ascend.md#mindcluster-pod, docs/checks.md#check-index-mindcluster-pods A2; {_310P_DIR}`
+            (getResTemplateFromTaskSetting).
             """,
     ),
     CodeInfo(
@@ -822,7 +857,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             an error (`err dvpp value:...`) on every node for vNPU (non-whole-chip) requests, so the
             pod never schedules.
 
-            Evidence: V§7.1, V§12.7 A3; {_310P_DIR}` (GetVTaskDVPP).
+            Evidence: docs/ascend.md#mindcluster-pod, docs/checks.md#check-index-mindcluster-pods A3; {_310P_DIR}`
+            (GetVTaskDVPP).
             """,
     ),
     CodeInfo(
@@ -842,7 +878,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             adds `vnpu-level: low` when the label is absent and reports this code at `info`; an
             unknown value is an `error`.
 
-            Evidence: V§7.1, V§12.7 A4, V§12.8; {_310P_DIR}` (GetVTaskLevel).
+            Evidence: docs/ascend.md#mindcluster-pod, docs/checks.md#check-index-mindcluster-pods A4,
+            docs/checks.md#mutating-defaults; {_310P_DIR}` (GetVTaskLevel).
             """,
         severities=(ERROR, INFO),
     ),
@@ -863,7 +900,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `vnpu-dvpp: "null"` when the label is absent and reports this code at `info`; `yes` or
             `no` on a 1- or 2-core request is an `error`.
 
-            Evidence: V§7.1 (template table), V§12.7 A5, V§12.8; {_310P_DIR}`
+            Evidence: docs/ascend.md#mindcluster-pod (template table), docs/checks.md#check-index-mindcluster-pods A5,
+            docs/checks.md#mutating-defaults; {_310P_DIR}`
             (getResTemplateFromTaskSetting).
             """,
         severities=(ERROR, INFO),
@@ -883,7 +921,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `vnpu-level` for such requests (it does not even validate `vnpu-dvpp`), so setting them
             suggests a slice was meant.
 
-            Evidence: V§7.1, V§12.7 A5; {_310P_DIR}` (getResTemplateFromTaskSetting).
+            Evidence: docs/ascend.md#mindcluster-pod, docs/checks.md#check-index-mindcluster-pods A5; {_310P_DIR}`
+            (getResTemplateFromTaskSetting).
             """,
     ),
     CodeInfo(
@@ -909,7 +948,7 @@ ENTRIES: tuple[CodeInfo, ...] = (
 
             A downgrade is remembered per pod name.
 
-            Evidence: V§7.1; {_310P_DIR}` (getResTemplateFromTaskSetting).
+            Evidence: docs/ascend.md#mindcluster-pod; {_310P_DIR}` (getResTemplateFromTaskSetting).
             """,
     ),
     CodeInfo(
@@ -926,7 +965,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             than the request. MindCluster filter failures are returned as `Error`, not
             `Unschedulable`. With no node large enough the pod stays Pending on every node.
 
-            Evidence: V§7.2, V§12.7 A6; volcano-sh/volcano
+            Evidence: docs/ascend.md#mindcluster-node, docs/checks.md#check-index-mindcluster-pods A6;
+            volcano-sh/volcano
             `pkg/scheduler/plugins/deviceshare/devices/ascend/310p/vnpu/` (checkNodeNum).
             """,
     ),
@@ -954,7 +994,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
                     labels: {ring-controller.atlas: ascend-310P}   # here, not on the Job
             ```
 
-            Evidence: V§7.1, V§10 item 6, V§12.4 V13, V§12.7 A7; volcano-sh/volcano
+            Evidence: docs/ascend.md#mindcluster-pod, docs/volcano.md#docs-vs-code item 6,
+            docs/checks.md#check-index-vgpu-pods V13, docs/checks.md#check-index-mindcluster-pods A7; volcano-sh/volcano
             `pkg/controllers/job/job_controller_util.go`.
             """,
     ),
@@ -975,7 +1016,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             template's path as subject, so a bad template is caught before any pod exists. Volcano's
             own Job webhook checks nothing about devices.
 
-            Evidence: SPEC §2.5; V§8, V§12.4 V13.
+            Evidence: docs/contracts.md#finding-families; docs/volcano.md#volcano-webhooks,
+            docs/checks.md#check-index-vgpu-pods V13.
             """,
         severities=(ERROR, WARNING),
     ),
@@ -1004,7 +1046,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
               - name: main        # good
             ```
 
-            Evidence: SPEC §3 (lint reads files, directories and stdin); Kubernetes API validation of
+            Evidence: docs/contracts.md#interfaces (lint reads files, directories and stdin); Kubernetes API validation
+            of
             `PodSpec.containers` (required, a list).
             """,
     ),

@@ -2,7 +2,8 @@
 
 The answer comes from the functions the pod rules use (`mig_fit_in_geometry`, `mig_request_mib`,
 `trim_vnpu_memory`), so `explain`, `lint` (VGP009/VGP017, VGH003/VGH004/VGH009) and the webhook agree
-by construction. The steps spell out Volcano's walk (V§4.5, V§6.4) with the numbers filled in.
+by construction. The steps spell out Volcano's walk (docs/vgpu.md#vgpu-mig, docs/ascend.md#ascend-hami-template-mode)
+with the numbers filled in.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Which keys each level of the device config has, and who reads them (H§2.2, H§4.2, H§5.4, V§3.3).
+"""Which keys each level of the device config has, and who reads them (docs/device-plugins.md#vgpu-plugin-device-config,
+docs/device-plugins.md#vnpus-forms, docs/hami.md#hami-device-config, docs/volcano.md#device-config-schema).
 
 Volcano, the vGPU plugin and the Ascend plugin decode the same document with yaml.v2 and no strict
 mode, so a misspelt key is dropped without a word. `geometry validate` compares every key with these
@@ -43,7 +44,8 @@ NVIDIA_HAMI_ERRORS: Final = {
 # HAMi-only nvidia keys that Volcano and the vGPU plugin ignore (VGM009 with a note).
 NVIDIA_HAMI_ONLY: Final = ("gpuCorePolicy", "libCudaLogLevel", "runtimeClassName", "preConfiguredDeviceMemory",
                            "enableNumaTopology")
-# Spellings the vGPU plugin's doc/config.md documents, none of which is a struct key (H§2.2).
+# Spellings the vGPU plugin's doc/config.md documents, none of which is a struct key
+# (docs/device-plugins.md#vgpu-plugin-device-config).
 MISSPELLINGS: Final = {
     "disablecorelimit": "disableCoreLimit",
     "defaultMem": "defaultMemory",

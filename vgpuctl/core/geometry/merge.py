@@ -1,8 +1,10 @@
 """`geometry merge`: one device config holding the vGPU plugin's `nvidia:` and the Ascend plugin's `vnpus:`.
 
-Volcano reads exactly one device ConfigMap, with no merging with defaults (V§3.1), so a cluster running
+Volcano reads exactly one device ConfigMap, with no merging with defaults (docs/volcano.md#device-config-loading), so a
+cluster running
 vGPU and Ascend vNPU together needs both sections in one document, with `vnpus` in the form its Volcano
-version decodes (V§3.3, H§4.2, H§6). The merge works on the raw payloads, not the model, so that every
+version decodes (docs/volcano.md#device-config-schema, docs/device-plugins.md#vnpus-forms,
+docs/device-plugins.md#merging-device-configs). The merge works on the raw payloads, not the model, so that every
 entry survives — MIG models, groups, instances, chips, templates and unknown keys alike.
 
 Rules: `nvidia` is ordered after the vGPU input, `vnpus` after the vNPU input; an entry of the other

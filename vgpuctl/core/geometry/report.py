@@ -1,4 +1,5 @@
-"""Geometry findings with their place in the input, and the `GeometryReport` JSON contract (SPEC §3).
+"""Geometry findings with their place in the input, and the `GeometryReport` JSON contract
+(docs/contracts.md#interfaces).
 
 A device-config finding's subject is a JSON path into the payload; the line it came from is kept next
 to it (not inside the subject) so scripts can match subjects exactly and editors can jump to lines.

@@ -1,7 +1,8 @@
 """Which OCI runtime each container engine starts containers with by default.
 
 The vGPU device plugin DaemonSet sets no `runtimeClassName`, so NVML reaches it only when `nvidia` is the
-engine's *default* runtime (H§2.11, H§8 rule 22). This module reads that setting the way each engine does:
+engine's *default* runtime (docs/device-plugins.md#vgpu-plugin-prerequisites, docs/checks.md#check-index-device-plugins
+rule 22). This module reads that setting the way each engine does:
 
 - containerd, by config `version`: 3 (containerd 2.x) `[plugins."io.containerd.cri.v1.runtime".containerd]`,
   2 `[plugins."io.containerd.grpc.v1.cri".containerd]`, 1/absent `[plugins.cri.containerd]`, key

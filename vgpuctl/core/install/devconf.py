@@ -2,7 +2,8 @@
 
 A section an admin already has (`nvidia:`, `vnpus:`) is never replaced: install only adds a section that
 is absent, taking the device plugin's shipped default (`defaults.py`), through the geometry merge so the
-result has the `vnpus` form the Volcano version decodes (V§3.3). An existing `vnpus` keeps its form,
+result has the `vnpus` form the Volcano version decodes (docs/volcano.md#device-config-schema). An existing `vnpus`
+keeps its form,
 unless it is the wrapper and this Volcano reads only the list — then Volcano would silently fall back
 to its built-ins (310P only, no MIG), so the merge rewrites it as a list and says so.
 

@@ -1,4 +1,5 @@
-"""What `vgpuctl install --mode` can turn on, and which combinations the scheduler survives (V§2.2).
+"""What `vgpuctl install --mode` can turn on, and which combinations the scheduler survives
+(docs/volcano.md#fatal-combinations).
 
 A mode is one `deviceshare` family. Volcano exits at session open (`klog.Fatal`) when gpushare and
 gpu-number are both on, or either is on with vGPU; install refuses those before it writes anything,

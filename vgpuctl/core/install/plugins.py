@@ -1,7 +1,8 @@
 """The device-plugin objects install deploys, one plugin per mode, written from the upstream manifests' facts.
 
-- `--mode vgpu`: Project-HAMi volcano-vgpu-device-plugin (H§2.1).
-- `--mode vnpu-hami`: Project-HAMi ascend-device-plugin (H§4.1), with its `ascend` RuntimeClass from v1.3.0 on
+- `--mode vgpu`: Project-HAMi volcano-vgpu-device-plugin (docs/device-plugins.md#vgpu-plugin-objects).
+- `--mode vnpu-hami`: Project-HAMi ascend-device-plugin (docs/device-plugins.md#ascend-plugin-objects), with its
+`ascend` RuntimeClass from v1.3.0 on
   (`ascend-runtimeclass.yaml`; one that exists and is not vgpuctl's is left alone, and kept by uninstall).
 - `--mode gpushare` / `gpunumber`: volcano-sh/devices, `volcano-device-plugin.yml` (master): objects, RBAC,
   the one hostPath; the strategy is `GPU_STRATEGY` (`main.go`, `doc/config.md`; an env var rather than
@@ -15,7 +16,8 @@
 
 Differences from upstream, each deliberate: every object carries `app.kubernetes.io/managed-by:
 vgpuctl`; the NVIDIA DaemonSets get node affinity (`--nodes`, else `nvidia.com/gpu.present=true`:
-upstream's run on every node and crash-loop on CPU nodes, H§2.11); images come from a registry (the
+upstream's run on every node and crash-loop on CPU nodes, docs/device-plugins.md#vgpu-plugin-prerequisites); images come
+from a registry (the
 MindCluster manifest expects a locally loaded image, `imagePullPolicy: Never`) and their tags follow the
 compatibility matrix in `vgpuctl.core.versions`; the MindCluster log directory is created when absent.
 """
@@ -60,7 +62,8 @@ MINDCLUSTER_SERVICE_ACCOUNT = "ascend-device-plugin-sa-310p"
 MINDCLUSTER_ROLE = "pods-node-ascend-device-plugin-role-310p"
 MINDCLUSTER_BINDING = "pods-node-ascend-device-plugin-rolebinding-310p"
 MINDCLUSTER_DAEMONSET = "ascend-device-plugin3-daemonset-310p"
-#: The node label MindCluster's 310P plugin lands on; Volcano's 310P vNPU reads it too (V§7.2).
+#: The node label MindCluster's 310P plugin lands on; Volcano's 310P vNPU reads it too
+# (docs/ascend.md#mindcluster-node).
 MINDCLUSTER_NODE_LABEL = ("accelerator", "huawei-Ascend310P")
 #: Where the NVIDIA plugins run when --nodes is not given: the label NVIDIA GPU feature discovery (and the
 #: GPU operator) put on GPU nodes.
@@ -149,7 +152,8 @@ def _daemonset(name: str, labels: dict[str, str], service_account: str, pod_spec
 
 
 def render_vgpu(version: str, selector: Selector) -> list[dict[str, Any]]:
-    """volcano-vgpu-device-plugin: node config, RBAC, and the DaemonSet with its monitor (H§2.1)."""
+    """volcano-vgpu-device-plugin: node config, RBAC, and the DaemonSet with its monitor
+    (docs/device-plugins.md#vgpu-plugin-objects)."""
     image = f"{VGPU_IMAGE}:{version}"
     labels = {"name": VGPU_NAME}
     env_common = [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"},
@@ -203,7 +207,8 @@ def render_vgpu(version: str, selector: Selector) -> list[dict[str, Any]]:
 
 
 def render_ascend(version: str, device_configmap: str) -> list[dict[str, Any]]:
-    """ascend-device-plugin (HAMi mode): node config, RBAC, the DaemonSet on `ascend=on` nodes (H§4.1)."""
+    """ascend-device-plugin (HAMi mode): node config, RBAC, the DaemonSet on `ascend=on` nodes
+    (docs/device-plugins.md#ascend-plugin-objects)."""
     labels = {"app.kubernetes.io/component": ASCEND_DAEMONSET, "hami.io/webhook": "ignore"}
     mounts = [
         ("device-plugin", "/var/lib/kubelet/device-plugins", False),

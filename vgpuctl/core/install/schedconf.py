@@ -5,7 +5,8 @@ file) and re-emits it: every action, tier, plugin, argument and configuration it
 is carried over as it was. What it changes is recorded (`Record`, kept as JSON in the ConfigMap
 annotation `vgpuctl.io/installed`) with the value each key had before, so `uninstall` can take back
 exactly that — and leaves alone anything an admin changed after the install. Values are written with
-the types Volcano reads (V§2.1): real YAML bools, an int `ScheduleWeight`, strings for the rest, and
+the types Volcano reads (docs/volcano.md#argument-parsing): real YAML bools, an int `ScheduleWeight`, strings for the
+rest, and
 `init-params` arguments as strings (they are decoded as `map[string]string`).
 
 Planning against a config that already has everything changes nothing and returns the original text,
@@ -115,7 +116,8 @@ def args_of(conf: dict[str, Any]) -> DeviceshareArgs:
 
 
 def registration_key(args: DeviceshareArgs) -> tuple[Any, ...]:
-    """What the scheduler reads once per process (V§1): the families it registers and the device ConfigMap."""
+    """What the scheduler reads once per process (docs/volcano.md#architecture): the families it registers and the
+    device ConfigMap."""
     return (tuple(sorted(f.value for f in args.families)), args.geometries_cm_name, args.geometries_cm_namespace)
 
 

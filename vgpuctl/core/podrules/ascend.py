@@ -1,4 +1,4 @@
-"""Pod rules for Ascend vNPU in HAMi mode (`VGH`, SPEC §2.3, V§6)."""
+"""Pod rules for Ascend vNPU in HAMi mode (`VGH`, docs/contracts.md#finding-families, docs/ascend.md#ascend-hami)."""
 
 from __future__ import annotations
 

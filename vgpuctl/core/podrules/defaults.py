@@ -1,4 +1,4 @@
-"""The mutating defaults: the settings users forget that the webhook fills in (SPEC §2).
+"""The mutating defaults: the settings users forget that the webhook fills in (docs/contracts.md#findings).
 
 Each default either repairs the pod (recorded as an addition and reported at `info`) or, when defaults
 are not being applied (the validating path), reports the same rule as an `error`. Validation rules run
@@ -76,7 +76,8 @@ def request_to_limit(ctx: PodContext) -> None:
 
 
 def vgpu_number(ctx: PodContext) -> None:
-    """VGP002: vGPU memory/cores/percentage without a count is invisible or mis-allocated (V§4.3)."""
+    """VGP002: vGPU memory/cores/percentage without a count is invisible or mis-allocated
+    (docs/vgpu.md#vgpu-pod-request)."""
     n = ctx.names
     for c in ctx.apps:
         if not c.kinds & VGPU or c.has(n.vgpu_count):

@@ -1,4 +1,5 @@
-"""Pod rules for gpushare (`volcano.sh/gpu-memory`) and gpu-number (`VGS`, SPEC §2.2, V§5)."""
+"""Pod rules for gpushare (`volcano.sh/gpu-memory`) and gpu-number (`VGS`, docs/contracts.md#finding-families,
+docs/vgpu.md#gpushare)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Pod rules for Ascend 310P dynamic vNPU in MindCluster mode (`VGA`, SPEC §2.4, V§7.1)."""
+"""Pod rules for Ascend 310P dynamic vNPU in MindCluster mode (`VGA`, docs/contracts.md#finding-families,
+docs/ascend.md#mindcluster-pod)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ def npu_core_request(ctx: PodContext) -> int | None:
 
 
 def template_for(cores: int, dvpp: str, level: str, cores_per_chip: int) -> str | None:
-    """The vNPU template for a request (the table in V§7.1); None: whole cards or no template."""
+    """The vNPU template for a request (the table in docs/ascend.md#mindcluster-pod); None: whole cards or no
+    template."""
     level = level if level in spec.VNPU_LEVELS else "low"
     if cores == 1:
         return "vir01"

@@ -1,4 +1,5 @@
-"""Pod rules for NVIDIA vGPU: HAMi-core slicing and dynamic MIG (`VGP`, SPEC §2.1, V§4)."""
+"""Pod rules for NVIDIA vGPU: HAMi-core slicing and dynamic MIG (`VGP`, docs/contracts.md#finding-families,
+docs/vgpu.md#nvidia-vgpu)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ from vgpuctl.core.versions import (
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 _MODES = tuple(m.value for m in spec.VgpuMode)
 _MIG = spec.VgpuMode.MIG.value  # read once: enum member access costs a descriptor call per use
-_NEVER_FITS = 2**20  # a vgpu-memory this large (≥ 1 TiB) is bytes, not MiB: no GPU has it (V§12.4 V5)
+# A vgpu-memory this large (≥ 1 TiB) is bytes, not MiB: no GPU has it (docs/checks.md#check-index-vgpu-pods V5).
+_NEVER_FITS = 2**20
 _GPU_UUID = re.compile(r"^GPU-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
 
@@ -57,7 +59,7 @@ def check(ctx: PodContext) -> None:
     if ctx.kinds & GPUSHARE:
         _mixing(ctx)
     if not gpu_containers:
-        return  # not a vGPU pod: Volcano never compares its vgpu-mode with a node's (V§4.4 step 1)
+        return  # not a vGPU pod: Volcano never compares its vgpu-mode with a node's (docs/vgpu.md#vgpu-filter step 1)
     mode = _mode(ctx)
     pairing(ctx, gpu_containers, init_vgpu)
     for c in gpu_containers:

@@ -1,4 +1,4 @@
-"""Rules about the wrapper around pod templates (`VGW`, SPEC §2.5)."""
+"""Rules about the wrapper around pod templates (`VGW`, docs/contracts.md#finding-families)."""
 
 from __future__ import annotations
 

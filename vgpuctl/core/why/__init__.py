@@ -1,4 +1,5 @@
-"""`why`: replay Volcano's device filters to say why a pod is Pending, and where it would land (SPEC §3)."""
+"""`why`: replay Volcano's device filters to say why a pod is Pending, and where it would land
+(docs/contracts.md#interfaces)."""
 
 from vgpuctl.core.why.env import WhyEnv
 from vgpuctl.core.why.model import REASONS, DeviceChoice, NodeVerdict, Reason, UnfitGroup, WhyReport

@@ -1,4 +1,5 @@
-"""Volcano's Ascend HAMi vNPU filter, replayed (`ascend/hami/device_info.go` `selectDevices`, V§6.3–6.6).
+"""Volcano's Ascend HAMi vNPU filter, replayed (`ascend/hami/device_info.go` `selectDevices`,
+docs/ascend.md#ascend-hami-pod-request … docs/ascend.md#ascend-hami-fit).
 
 Per `vnpus` entry (commonWord) the pod asks for: the node needs non-zero allocatable `<resourceName>` and a
 register annotation. Requests are read once, against the first device in score order (a request without

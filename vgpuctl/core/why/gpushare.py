@@ -1,4 +1,4 @@
-"""Volcano's gpushare (`gpu-memory`) and gpu-number filters, replayed (V§5, `gpushare/share.go`).
+"""Volcano's gpushare (`gpu-memory`) and gpu-number filters, replayed (docs/vgpu.md#gpushare, `gpushare/share.go`).
 
 Memory: the whole pod's memory on one healthy card, lowest index first (first fit). Number: that many
 cards with no pod at all. Cards listed in `volcano.sh/gpu-unhealthy-ids` do not exist for Volcano.

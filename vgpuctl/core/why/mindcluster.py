@@ -1,4 +1,5 @@
-"""Volcano's MindCluster 310P dynamic vNPU filter, replayed (`ascend310p/vnpu/device_manage.go`, V§7.1).
+"""Volcano's MindCluster 310P dynamic vNPU filter, replayed (`ascend310p/vnpu/device_manage.go`,
+docs/ascend.md#mindcluster-pod).
 
 Order: NodeD `PreSeparate` status, idle `huawei.com/npu-core` on the node, the request's resources (whole
 cards, or a template from the core count, `vnpu-level` and `vnpu-dvpp`), downgrade of the AI CPUs

@@ -1,6 +1,7 @@
 """The vocabulary of `why`: stable reason keys, the devices a fit gets, and one node's verdict.
 
-Reason keys are a contract (SPEC §3): scripts group on them. They are listed here in the order Volcano
+Reason keys are a contract (docs/contracts.md#interfaces): scripts group on them. They are listed here in the order
+Volcano
 checks them, and that order is also how "closest to fitting" is ranked — a node that fails a later check
 got further through Volcano's filter than one that failed an earlier check.
 """
@@ -159,7 +160,8 @@ VERDICT_NO_DEVICE = "no-device-request"  # asks for nothing deviceshare filters
 
 @dataclass
 class WhyReport:
-    """SPEC §3 `WhyReport`, plus `closest` and `hints` (what would make it fit / why it got what it got)."""
+    """docs/contracts.md#interfaces `WhyReport`, plus `closest` and `hints` (what would make it fit / why it got what it
+    got)."""
 
     pod: str
     families: tuple[Family, ...]

@@ -1,4 +1,5 @@
-"""What a pod asks each device family for, read the way Volcano reads it (V§4.3, V§5, V§6.3, V§7.1).
+"""What a pod asks each device family for, read the way Volcano reads it (docs/vgpu.md#vgpu-pod-request,
+docs/vgpu.md#gpushare, docs/ascend.md#ascend-hami-pod-request, docs/ascend.md#mindcluster-pod).
 
 The container views and quantity parsing are the pod rules' (`podrules.context`, `resources`,
 `mindcluster`); this module only adds Volcano's extraction quirks: init containers ignored for vGPU and
@@ -152,7 +153,7 @@ def _vgpu(apps: list[ContainerView], env: WhyEnv) -> tuple[tuple[VgpuRequest, ..
 
 
 def _gpushare(ctx: PodContext) -> tuple[int, int]:
-    """Pod total = max(sum over app containers, max over init containers), limits only (V§5)."""
+    """Pod total = max(sum over app containers, max over init containers), limits only (docs/vgpu.md#gpushare)."""
     def total(resource: str) -> int:
         app = sum(quantity_value(c.limits.get(resource)) for c in ctx.containers if c.kind == "containers")
         init = max((quantity_value(c.limits.get(resource)) for c in ctx.containers if c.kind == "initContainers"),

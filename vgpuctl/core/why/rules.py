@@ -23,7 +23,7 @@ from vgpuctl.core.podrules import review
 
 # Errors after which Volcano still places the pod as it would without them:
 # VGP016 privileged container (every device visible: isolation void, placement unchanged),
-# VGP007 vGPU in an init/ephemeral container (Volcano reads app containers only, V§4.3),
+# VGP007 vGPU in an init/ephemeral container (Volcano reads app containers only, docs/vgpu.md#vgpu-pod-request),
 # VGS004 user-set gpu-index/predicate-time (over-books a card; the filter still runs).
 PLACEMENT_NEUTRAL = frozenset({"VGP007", "VGP016", "VGS004"})
 

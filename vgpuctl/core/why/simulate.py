@@ -99,7 +99,8 @@ def simulate_node(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
 
 
 def _lock(node: NodeState, families: Iterable[spec.Family], env: WhyEnv) -> NodeVerdict | None:
-    """Volcano's Allocate fails on a node lock younger than 5 minutes (V§4.8), when NodeLockEnable is on."""
+    """Volcano's Allocate fails on a node lock younger than 5 minutes (docs/vgpu.md#node-locks), when NodeLockEnable is
+    on."""
     if env.now is None or not env.deviceshare.node_lock:
         return None
     names = {_LOCKS[f]: f for f in families if f in _LOCKS}

@@ -1,10 +1,13 @@
-"""Volcano's vGPU filter for one pod on one node, replayed (`checkNodeGPUSharingPredicateAndScore`, V§4.4).
+"""Volcano's vGPU filter for one pod on one node, replayed (`checkNodeGPUSharingPredicateAndScore`,
+docs/vgpu.md#vgpu-filter).
 
 Order, as in `pkg/scheduler/api/devices/nvidia/vgpu/utils.go` at HEAD: node model (register annotation,
 non-zero allocatable), mode, then per requesting container: GPU count, then the devices in policy order
-(V§4.9), each skipped on the first of: UUID filter, split count (GPUExclusiveRules cap it, V§4.10),
-PodGroup spread (V§4.6), free memory, cores, exclusive cores, full cores, type filter, and for MIG the
-group/instance match (V§4.5, `mig.go`). A device that passes is booked on a copy, so a later container
+(docs/vgpu.md#vgpu-device-order), each skipped on the first of: UUID filter, split count (GPUExclusiveRules cap it,
+docs/vgpu.md#vgpu-exclusive-rules),
+PodGroup spread (docs/vgpu.md#vgpu-podgroup-spread), free memory, cores, exclusive cores, full cores, type filter, and
+for MIG the
+group/instance match (docs/vgpu.md#vgpu-mig, `mig.go`). A device that passes is booked on a copy, so a later container
 sees it; MIG booking, like Volcano's `TryAddPod`, does not update the in-use instance list.
 """
 
@@ -49,7 +52,7 @@ class _Gpu:
 
 def node_mode(node: NodeState, env: WhyEnv) -> str:
     """The node's mode as Volcano sets it: the last device's, with MIG falling back to hami-core when no
-    `knownMigGeometries` model matches that device's type (V§4.2)."""
+    `knownMigGeometries` model matches that device's type (docs/vgpu.md#vgpu-node-registration)."""
     gpus = [d for d in node.devices if d.family is FAMILY]
     if not gpus:
         return _HAMI_CORE
@@ -203,7 +206,8 @@ def _find_position(group: MigGroup, position: int) -> tuple[MigInstance, int] | 
 
 
 def _order(gpus: list[_Gpu], policy: str) -> list[int]:
-    """`sortedDeviceIndicesByPolicy` (V§4.9): binpack most used memory first, spread fewest tasks first,
+    """`sortedDeviceIndicesByPolicy` (docs/vgpu.md#vgpu-device-order): binpack most used memory first, spread fewest
+    tasks first,
     anything else descending index; ties by index."""
     if policy == "binpack":
         return sorted(range(len(gpus)), key=lambda i: (-gpus[i].used_mem, i))
@@ -342,7 +346,7 @@ def _check(pod: PodRequest, req: VgpuRequest, gpu: _Gpu, i: int, env: WhyEnv, mo
 
 
 def _try_mig(gpu: _Gpu, i: int, need: int, cores: int, env: WhyEnv) -> Miss | DeviceChoice:
-    """`MIGFactory.TryAddPod` → `findMatch` → `pickFromGroup` (V§4.5)."""
+    """`MIGFactory.TryAddPod` → `findMatch` → `pickFromGroup` (docs/vgpu.md#vgpu-mig)."""
     request = need * env.factor
     geometry = gpu.geometry
     if geometry is None:

@@ -1,9 +1,9 @@
-"""`vgpuctl doctor -o json --snapshot` at fleet scale, as a ratio to a plain `json.load` of the same file.
+"""`vgpuctl doctor -o json --snapshot` on issue 17's fleet, as a ratio to `orjson.loads` (gc off).
 
-    python benchmarks/doctor_scale.py [--sizes 1250 2500 5000] [--workdir /tmp]
+    python benchmarks/doctor_scale.py [--nodes 5000] [--repeat 3] [--no-growth]
 
-Same generated snapshots and per-process measurement as `nodes_scale.py`. Targets: ≤ 10 s and ≤ 1.5 GiB
-at 5,000 nodes × 8 GPUs with 40,000 vGPU pods on a 2-core machine, near-linear growth.
+The fleet, the floor, the measurement and the goals are `benchmarks/scale.py`'s (which runs all three
+commands side by side); this runs `doctor` alone.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.nodes_scale import main
+from benchmarks.scale import main
 
 if __name__ == "__main__":
-    main(command="doctor")
+    main(["doctor"])

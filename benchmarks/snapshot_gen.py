@@ -1,10 +1,19 @@
-"""Generate a kubectl-shaped snapshot of a large vGPU fleet: N nodes × 8 GPUs and 8 vGPU pods per node.
+"""Generate a kubectl-shaped snapshot of a large vGPU fleet: N nodes × 8 GPUs.
 
-    python benchmarks/snapshot_gen.py --nodes 5000 --out /tmp/fleet.json
+    python benchmarks/snapshot_gen.py --nodes 5000 --out /tmp/fleet.json            # issue 17's fleet
+    python benchmarks/snapshot_gen.py --nodes 5000 --vgpu-only --out /tmp/fleet.json
 
 Objects look like `kubectl get nodes,pods,configmaps,daemonsets,deployments -A -o json` output (status
 conditions, images, owner references, container statuses), so parse and model costs are realistic.
 Deterministic for a given --nodes and --seed.
+
+`fleet()` is the shape of issue 17 (Kubernetes' published limits: 5,000 nodes, 150,000 pods): 30 pods per
+node, 8 of them holding a vGPU allocation, the other 22 the node's DaemonSet pods (the vGPU device plugin,
+kube-proxy, a node exporter) and ordinary CPU workloads, some finished; plus Volcano (scheduler and
+controllers, the scheduler ConfigMap with vGPU on, the device ConfigMap) and a few deterministic defects
+(an unhealthy GPU, a five-field register entry, an allocation naming a GPU the node does not have) so the
+doctor has something to say. Written compactly it is ~70 MB at 5,000 nodes. `generate()` is the older
+vGPU-only fleet (8 pods per node, no Volcano objects) that tests and `cluster_aware.py` build on.
 """
 
 from __future__ import annotations
@@ -132,16 +141,167 @@ def generate(nodes: int, seed: int = 1) -> dict[str, Any]:
         "vgpuctl.io/server-version": "v1.31.4"}}, "items": items}
 
 
+PODS_PER_NODE = 30
+PLUGIN_IMAGE = "docker.io/projecthami/volcano-vgpu-device-plugin:v1.12.0"
+SCHEDULER_IMAGE = "docker.io/volcanosh/vc-scheduler:v1.15.1"
+SCHEDULER_CONF = """\
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+  - name: binpack
+  - name: deviceshare
+    arguments:
+      deviceshare.VGPUEnable: true
+      deviceshare.SchedulePolicy: binpack
+      deviceshare.KnownGeometriesCMName: volcano-vgpu-device-config
+      deviceshare.KnownGeometriesCMNamespace: kube-system
+"""
+DEVICE_CONFIG = """\
+nvidia:
+  resourceCountName: volcano.sh/vgpu-number
+  resourceMemoryName: volcano.sh/vgpu-memory
+  resourceMemoryPercentageName: volcano.sh/vgpu-memory-percentage
+  resourceCoreName: volcano.sh/vgpu-cores
+  overwriteEnv: false
+  defaultMemory: 0
+  defaultCores: 0
+  defaultGPUNum: 1
+  deviceSplitCount: 10
+  deviceMemoryScaling: 1
+  deviceCoreScaling: 1
+  gpuMemoryFactor: 1
+"""
+# Per node besides the 8 vGPU pods: three DaemonSet pods, then CPU workloads; every 11th node has two finished.
+_DAEMONS = (("kube-system", "volcano-device-plugin", PLUGIN_IMAGE),
+            ("kube-system", "kube-proxy", "registry.k8s.io/kube-proxy:v1.31.4"),
+            ("monitoring", "node-exporter", "quay.io/prometheus/node-exporter:v1.8.2"))
+
+
+def _workload(kind: str, namespace: str, name: str, image: str, extra: dict[str, Any] | None = None
+              ) -> dict[str, Any]:
+    api = "apps/v1"
+    labels = {"app": name}
+    return {"apiVersion": api, "kind": kind,
+            "metadata": {"name": name, "namespace": namespace, "creationTimestamp": "2026-11-01T08:00:00Z"},
+            "spec": {"selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels}, "spec": {
+                "containers": [{"name": name, "image": image}]}}},
+            "status": extra or {"replicas": 1, "readyReplicas": 1, "availableReplicas": 1}}
+
+
+def _small_pod(i: int, node_name: str, namespace: str, owner: tuple[str, str], image: str, phase: str
+               ) -> dict[str, Any]:
+    """A pod without devices, reduced to what identifies it (kubectl prints ten times as much)."""
+    kind, owner_name = owner
+    name = f"{owner_name}-{i:06d}" if kind == "ReplicaSet" else f"{owner_name}-{node_name[-5:]}"
+    return {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace,
+                     "ownerReferences": [{"kind": kind, "name": owner_name}]},
+        "spec": {"nodeName": node_name, "containers": [{"name": "main", "image": image}]},
+        "status": {"phase": phase},
+    }
+
+
+def _trimmed(obj: dict[str, Any]) -> dict[str, Any]:
+    """A `node()` or `pod()` object without the fields no check reads (images, volumes, timestamps, …), so the
+    whole fleet is ~70 MB as in issue 17."""
+    meta = obj["metadata"]
+    for key in ("uid", "resourceVersion", "creationTimestamp"):
+        meta.pop(key, None)
+    for key in ("volumes.kubernetes.io/controller-managed-attach-detach", "volcano.sh/vgpu-time",
+                "volcano.sh/devices-to-allocate", "node.alpha.kubernetes.io/ttl"):
+        meta["annotations"].pop(key, None)
+    for ref in meta.get("ownerReferences", ()):
+        ref.pop("uid", None)
+    for key in ("volumes", "tolerations", "providerID", "podCIDR", "restartPolicy"):
+        obj["spec"].pop(key, None)
+    for container in obj["spec"].get("containers", ()):
+        container.pop("volumeMounts", None)
+        container.pop("command", None)
+        container.get("resources", {}).pop("requests", None)
+    status = obj["status"]
+    for key in ("images", "addresses", "containerStatuses", "hostIP", "podIP"):
+        status.pop(key, None)
+    if obj["kind"] == "Node":
+        status["conditions"] = [{"type": "Ready", "status": "True"}]
+        status["nodeInfo"] = {"kubeletVersion": status["nodeInfo"]["kubeletVersion"]}
+    else:
+        status["conditions"] = [{"type": "Ready", "status": "True"}]
+    return obj
+
+
+def fleet(nodes: int, seed: int = 1) -> dict[str, Any]:
+    """Issue 17's fleet: `nodes` × 8 A100s, 30 pods per node (8 vGPU), Volcano installed (see the module doc)."""
+    rng = random.Random(seed)
+    node_objs: list[dict[str, Any]] = []
+    pods: list[dict[str, Any]] = []
+    for i in range(nodes):
+        node_obj, uuids = node(i, rng)
+        name = node_obj["metadata"]["name"]
+        annotations = node_obj["metadata"]["annotations"]
+        if i % 101 == 7:  # one unhealthy GPU
+            annotations["volcano.sh/node-vgpu-register"] = annotations["volcano.sh/node-vgpu-register"].replace(
+                ",true,hami-core:", ",false,hami-core:", 1)
+        if i % 211 == 13:  # Volcano >= 1.12 wants six fields: this entry has five
+            annotations["volcano.sh/node-vgpu-register"] += f"{_uuid(rng)},10,{DEVMEM},NVIDIA-NVIDIA A100,true:"
+        node_objs.append(_trimmed(node_obj))
+        for k in range(GPUS_PER_NODE):
+            gpu = uuids[k] if (i * GPUS_PER_NODE + k) % 157 != 3 else _uuid(rng)  # a GPU not on the node
+            pods.append(_trimmed(pod(i * GPUS_PER_NODE + k, name, gpu, rng)))
+        for k, (namespace, owner, image) in enumerate(_DAEMONS):
+            pods.append(_small_pod(i * PODS_PER_NODE + k, name, namespace, ("DaemonSet", owner), image, "Running"))
+        if i == 0:  # Volcano runs on the first node, in place of two workloads
+            pods.append(_small_pod(1, name, "volcano-system", ("ReplicaSet", "volcano-scheduler"),
+                                   SCHEDULER_IMAGE, "Running"))
+            pods.append(_small_pod(2, name, "volcano-system", ("ReplicaSet", "volcano-controllers"),
+                                   "docker.io/volcanosh/vc-controller-manager:v1.15.1", "Running"))
+        first = len(_DAEMONS) + (2 if i == 0 else 0)
+        for k in range(first, PODS_PER_NODE - GPUS_PER_NODE):
+            n = i * PODS_PER_NODE + k
+            phase = "Succeeded" if i % 11 == 0 and k >= PODS_PER_NODE - GPUS_PER_NODE - 2 else "Running"
+            pods.append(_small_pod(n, name, f"apps-{n % 25}", ("ReplicaSet", f"web-{n % 300}"),
+                                   f"registry.example/web:{n % 7}.0", phase))
+    configmaps = [
+        {"apiVersion": "v1", "kind": "ConfigMap",
+         "metadata": {"name": "volcano-scheduler-configmap", "namespace": "volcano-system"},
+         "data": {"volcano-scheduler.conf": SCHEDULER_CONF}},
+        {"apiVersion": "v1", "kind": "ConfigMap",
+         "metadata": {"name": "volcano-vgpu-device-config", "namespace": "kube-system"},
+         "data": {"device-config.yaml": DEVICE_CONFIG}},
+    ]
+    ready = {"desiredNumberScheduled": nodes, "currentNumberScheduled": nodes, "numberReady": nodes,
+             "numberAvailable": nodes, "numberMisscheduled": 0}
+    daemonsets = [_workload("DaemonSet", ns, name, image, ready) for ns, name, image in _DAEMONS]
+    deployments = [_workload("Deployment", "volcano-system", "volcano-scheduler", SCHEDULER_IMAGE),
+                   _workload("Deployment", "volcano-system", "volcano-controllers",
+                             "docker.io/volcanosh/vc-controller-manager:v1.15.1")]
+    return {"apiVersion": "v1", "kind": "List", "metadata": {"annotations": {
+        "vgpuctl.io/server-version": "v1.31.4"}},
+        "items": [*node_objs, *pods, *configmaps, *daemonsets, *deployments]}
+
+
+def write(data: dict[str, Any], path: Path) -> None:
+    """Compact JSON, as a program would write it (kubectl indents, which only adds whitespace)."""
+    path.write_text(json.dumps(data, separators=(",", ":")))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--vgpu-only", action="store_true", help="The older fleet: 8 vGPU pods per node only.")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    data = generate(args.nodes, args.seed)
-    Path(args.out).write_text(json.dumps(data))
-    print(f"{args.out}: {args.nodes} nodes, {args.nodes * GPUS_PER_NODE} pods, "
-          f"{Path(args.out).stat().st_size / 1e6:.0f} MB")
+    data = generate(args.nodes, args.seed) if args.vgpu_only else fleet(args.nodes, args.seed)
+    write(data, Path(args.out))
+    pods = sum(1 for item in data["items"] if item["kind"] == "Pod")
+    print(f"{args.out}: {args.nodes} nodes, {pods} pods, {Path(args.out).stat().st_size / 1e6:.0f} MB")
 
 
 if __name__ == "__main__":

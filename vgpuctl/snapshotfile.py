@@ -1,7 +1,8 @@
 """Snapshot files: a cluster's objects on disk (an adapter: file I/O only).
 
 A snapshot is what `kubectl get nodes,pods,configmaps,daemonsets,deployments,runtimeclasses -A -o yaml`
-prints — a `kind: List` — or the same as JSON, or multi-document YAML, any of them gzip-compressed (SPEC §3)
+prints — a `kind: List` — or the same as JSON, or multi-document YAML, any of them gzip-compressed
+(docs/contracts.md#interfaces)
 (without `runtimeclasses` too: the checks that need them then skip). Users
 can make one without installing vgpuctl, and `doctor --snapshot` reads it exactly as the live reader's
 output, so every cluster check is testable from files. `vgpuctl snapshot save` writes the same shape plus
@@ -167,7 +168,13 @@ def _objects(docs: list[Any], name: str) -> SnapshotData:
             if isinstance(listed, str):
                 kinds = (kinds or set()) | {k.strip() for k in listed.split(",") if k.strip()}
             kind, api_version = _item_kind(doc)
-            for position, item in enumerate(doc["items"]):
+            items = doc["items"]
+            if kind is None and all(type(item) is dict and type(item.get("kind")) is str for item in items):
+                # A plain `List` of well-formed objects (what kubectl and `snapshot save` write): keep them as
+                # they are in one sweep; `add` per item was a tenth of `doctor` (benchmarks/doctor_scale.py).
+                objects.extend(item for item in items if item["kind"] not in _DROPPED_KINDS)
+                continue
+            for position, item in enumerate(items):
                 add(item, f"item {position + 1} of the {doc['kind']} in {where}", kind, api_version)
         elif isinstance(doc, dict) and "kind" in doc:
             add(doc, where)

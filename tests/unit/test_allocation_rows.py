@@ -31,3 +31,23 @@ def test_rows_follow_the_device_state_and_skip_what_a_family_does_not_account() 
 
 def test_a_node_without_devices_or_findings_has_no_rows() -> None:
     assert not any(node_rows(NodeState("cpu", {}), []).values())
+
+
+def test_ascend_hami_template_mode_names_the_template_in_use() -> None:
+    """Issue 18: "per MIG slice / vNPU template in use" — an Ascend HAMi pod in template mode books exactly a
+    template's memory (Volcano's trimMemory), so the booked memory names the template; a hami-core pod's
+    arbitrary memory names none. Built from the bundled healthy cluster through the real snapshot build."""
+    from pathlib import Path
+
+    import yaml
+
+    from vgpuctl.core.cluster import build_snapshot
+
+    root = Path(__file__).resolve().parents[2]
+    objects = yaml.safe_load((root / "examples" / "clusters" / "healthy.yaml").read_text())["items"]
+    snapshot = build_snapshot(objects)
+    [node] = [n for n in snapshot.nodes if n.name == "npu-node-0"]
+    used = {d.id: d.slices for d in node.devices}
+    assert used == {"Ascend910B3-0": ["vir05_1c_16g"], "Ascend910B3-1": []}
+    rows = node_rows(node, [])["vgpuctl_device_slices_in_use"]
+    assert [(labels[1], labels[-1], n) for labels, n in rows] == [("Ascend910B3-0", "vir05_1c_16g", 1)]

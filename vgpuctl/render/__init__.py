@@ -6,6 +6,7 @@ import enum
 import json
 from typing import Any
 
+import orjson
 import yaml
 
 
@@ -16,7 +17,17 @@ class OutputFormat(str, enum.Enum):
 
 
 def to_json(data: Any) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    """Two-space indented JSON, non-ASCII kept, one newline at the end.
+
+    orjson writes the same text as `json.dumps(indent=2, ensure_ascii=False)` for what reports hold (floats
+    aside, which it spells shortest-first: `1e-5`, same value) several times faster: the standard encoder was
+    a third of `nodes -o json` on 5,000 nodes (benchmarks/nodes_scale.py). What orjson refuses (integers
+    beyond 64 bits, non-string keys, lone surrogates) goes the standard way.
+    """
+    try:
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def to_yaml(data: Any) -> str:

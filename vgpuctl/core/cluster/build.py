@@ -2,15 +2,16 @@
 
 One pass over the objects: partition by kind, find the device config Volcano really reads (through the
 scheduler's `deviceshare` arguments), and hand each node the pods bound to it that are not
-Succeeded/Failed. A node's registration is decoded into devices, and those pods' usage added, the first
-time the node's devices are read (`NodeState.deferred`): the result is the same as decoding every node up
-front, but a command that looks at a few nodes, or at none of their devices, does not pay for all of
-them. Decoding problems become node findings with the codec's finding code; nothing here raises on
-malformed objects.
+Succeeded/Failed and carry annotations (usage is booked from nothing else). A node's registration is
+decoded into devices, and those pods' usage added, the first time the node's devices are read
+(`NodeState.deferred`): the result is the same as decoding every node up front, but a command that looks
+at a few nodes, or at none of their devices, does not pay for all of them. Decoding problems become node
+findings with the codec's finding code; nothing here raises on malformed objects.
 
-Well-formed annotations — what the device plugin and Volcano write — take a direct path (one regular
-expression); anything else goes through the codecs, which say what is wrong with it. Both give the same
-devices and usage (tests/unit/test_cluster_build_fast.py checks that on generated annotations).
+Well-formed annotations — what the device plugin and Volcano write — take a direct path (string splits for
+the register, one regular expression for the allocations); anything else goes through the codecs, which
+say what is wrong with it. Both give the same devices and usage (tests/unit/test_cluster_build_fast.py
+checks that on generated annotations).
 """
 
 from __future__ import annotations
@@ -45,21 +46,22 @@ from vgpuctl.core.deviceconfig import (
 )
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.quantity import int_value as _int
-from vgpuctl.core.schedconf import SchedulerConf, SchedulerConfError, deviceshare_args, parse_scheduler_conf
+from vgpuctl.core.scheduler_config import SchedulerConf, SchedulerConfError, deviceshare_args, parse_scheduler_conf
 from vgpuctl.core.versions import Version, accepts_vnpus_wrapper, requires_six_field_register
 
 _EMPTY: Mapping[str, Any] = {}
 # No real node has more; a garbage capacity must not make us build millions of devices.
 MAX_DEVICES_PER_NODE = 1024
 _ALLOCATED_SUFFIX = "-devices-allocated"
+# The mode strings, read once: an enum's `.value` per GPU was measurable on 40,000 GPUs (nodes_scale.py).
 _MIG: Final = spec.VgpuMode.MIG.value
 _HAMI_CORE: Final = spec.VgpuMode.HAMI_CORE.value
 
 # A register annotation entry as the device plugin writes it: `<uuid>,<count>,<devmem>,<type>,<health>,<mode>:`,
-# six fields, a non-empty UUID, integers, a Go bool. With positive integers, an NVIDIA type and UUIDs seen once,
-# an annotation made of nothing else raises no codec problem under either format rule (`fast_register`).
-_REGISTER_ENTRY = re.compile(r"([^,:]+),([0-9]{1,18}),([0-9]{1,18}),([^,:]*),"
-                             r"(1|t|T|TRUE|true|True|0|f|F|FALSE|false|False),([^,:]*):")
+# six fields, a non-empty UUID, integers (ASCII digits, at most 18), a Go bool. With positive integers, an NVIDIA
+# type and UUIDs seen once, an annotation made of nothing else raises no codec problem under either format rule
+# (`fast_register`).
+_MAX_DIGITS = 18
 # `volcano.sh/vgpu-ids-new` as Volcano writes it: `<uuid>,<type>,<mem>,<cores>:` per device, containers joined
 # by `;`; no MIG id (no brackets), int32-safe numbers. Anything else goes through the codec.
 _VGPU_ID = r"[^,:;\[\]]+,[^,:;]*,[0-9]{1,9},[0-9]{1,9}:"
@@ -103,15 +105,21 @@ def build_snapshot(
     daemonsets: list[Mapping[str, Any]] = []
     deployments: list[Mapping[str, Any]] = []
     runtime_classes: list[Mapping[str, Any]] = []
-    bound: dict[str, list[Mapping[str, Any]]] = {}  # node name → its pods that are not Succeeded/Failed
+    # node name → its pods that are not Succeeded/Failed and carry annotations (usage is booked from nothing
+    # else): on issue 17's fleet that is 8 of a node's 30 pods, and decoding is that much shorter
+    # (benchmarks/nodes_scale.py).
+    bound: dict[str, list[Mapping[str, Any]]] = {}
+    done = spec.DONE_POD_PHASES
     for obj in objects:
         if not isinstance(obj, dict):
             continue
         kind = obj.get("kind")
         if kind == "Pod":
             pods.append(obj)
-            node_name = _m(obj.get("spec")).get("nodeName")
-            if isinstance(node_name, str) and _m(obj.get("status")).get("phase") not in spec.DONE_POD_PHASES:
+            meta, pod_spec, status = obj.get("metadata"), obj.get("spec"), obj.get("status")
+            if (isinstance(meta, dict) and meta.get("annotations") and isinstance(pod_spec, dict)
+                    and isinstance(node_name := pod_spec.get("nodeName"), str)
+                    and (not isinstance(status, dict) or status.get("phase") not in done)):
                 bound.setdefault(node_name, []).append(obj)
         elif kind == "Node":
             nodes.append(obj)
@@ -134,10 +142,12 @@ def build_snapshot(
                                                volcano_version)
     six = volcano_version is None or requires_six_field_register(volcano_version)
     factor = device_config.nvidia.memory_factor
+    # The template each booked Ascend HAMi memory is (template mode books exactly a template's memory).
+    templates = {v.common_word: {t.memory: t.name for t in v.templates} for v in device_config.vnpus}
 
     names = [_node_name(obj) for obj in nodes]
     last = {name: i for i, name in enumerate(names)}  # two nodes of one name: the pods count on the last one
-    states = [NodeState.deferred(name, obj, partial(_decode_node, factor, six,
+    states = [NodeState.deferred(name, obj, partial(_decode_node, factor, six, templates,
                                                     bound.get(name, ()) if last[name] == i else ()))
               for i, (name, obj) in enumerate(zip(names, nodes, strict=True))]
     return ClusterSnapshot(
@@ -190,7 +200,8 @@ def _node_name(obj: Mapping[str, Any]) -> str:
     return name if isinstance(name, str) else ""
 
 
-def _decode_node(factor: int, six_fields: bool, pods: Sequence[Mapping[str, Any]], node: NodeState) -> None:
+def _decode_node(factor: int, six_fields: bool, templates: Mapping[str, Mapping[int, str]],
+                 pods: Sequence[Mapping[str, Any]], node: NodeState) -> None:
     """Fill in `node` (fresh, same name and object): its devices, then the usage of the pods bound to it."""
     annotations = node.annotations
     subject = f"node/{node.name}"
@@ -201,7 +212,7 @@ def _decode_node(factor: int, six_fields: bool, pods: Sequence[Mapping[str, Any]
     _ascend(node, annotations, subject)
     _mindcluster(node)
     if pods and node.devices:
-        _add_usage(node, pods, factor)
+        _add_usage(node, pods, factor, templates)
 
 
 def _vgpu(node: NodeState, register: Any, factor: int, six_fields: bool, subject: str) -> None:
@@ -227,21 +238,31 @@ def _vgpu(node: NodeState, register: Any, factor: int, six_fields: bool, subject
 def fast_register(value: Any) -> list[tuple[str, int, int, str, bool, str]] | None:
     """The GPUs of a well-formed register annotation — (uuid, count, devmem, type, health, mode) as
     `decode_vgpu_register` gives them, which would report no problem — or None: use the codec."""
-    if not isinstance(value, str):
+    # Read with str.split and str methods, not a regular expression: the expression was half of decoding a
+    # node (benchmarks/nodes_scale.py); tests/unit/test_cluster_build_fast.py holds the two to the codec.
+    if not isinstance(value, str) or not value.endswith(":"):
         return None
     entries = []
     seen: set[str] = set()
-    covered = 0
-    for uuid, count, memory, type_, health, mode in _REGISTER_ENTRY.findall(value):
-        covered += len(uuid) + len(count) + len(memory) + len(type_) + len(health) + len(mode) + 6
+    for piece in value[:-1].split(":"):
+        fields = piece.split(",")
+        if len(fields) != 6:
+            return None
+        uuid, count, memory, type_, health, mode = fields
+        healthy = go_parse_bool(health)
+        if (not uuid or uuid in seen or healthy is None or "NVIDIA" not in type_
+                or not _digits(count) or not _digits(memory)):
+            return None
         split, devmem = int(count), int(memory)
-        if split <= 0 or devmem <= 0 or uuid in seen or "NVIDIA" not in type_:
+        if split <= 0 or devmem <= 0:
             return None
         seen.add(uuid)
-        entries.append((uuid, split, devmem, type_, go_parse_bool(health) is True,
-                        _MIG if mode == _MIG else _HAMI_CORE))
-    # The matches never overlap, so covering the whole length means the value is those entries and nothing else.
-    return entries if entries and covered == len(value) else None
+        entries.append((uuid, split, devmem, type_, healthy, _MIG if mode == _MIG else _HAMI_CORE))
+    return entries
+
+
+def _digits(text: str) -> bool:
+    return text.isascii() and text.isdigit() and len(text) <= _MAX_DIGITS
 
 
 def _gpushare(node: NodeState) -> None:
@@ -296,7 +317,8 @@ def _mindcluster(node: NodeState) -> None:
         ))
 
 
-def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], factor: int) -> None:
+def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], factor: int,
+               templates: Mapping[str, Mapping[int, str]]) -> None:
     """Book the allocation annotations of `pods` (bound to `node`, not finished, in snapshot order)."""
     vgpus = {d.id: d for d in node.devices if d.family is spec.Family.VGPU}
     cards = {d.index: d for d in node.devices if d.family is spec.Family.GPUSHARE}
@@ -304,9 +326,9 @@ def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], factor: int) 
     chips = ({d.index: d for d in node.devices if d.family is spec.Family.ASCEND_MINDCLUSTER}
              if spec.Family.ASCEND_MINDCLUSTER in node.families else None)
     for pod in pods:
-        meta = _m(pod.get("metadata"))
-        annotations = meta.get("annotations")
-        if not isinstance(annotations, dict) or not annotations:
+        meta = pod["metadata"]  # the build binds only pods with annotations to their node
+        annotations = meta["annotations"]
+        if not isinstance(annotations, dict):
             continue  # nothing booked
         pod_name = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
         ids = annotations.get(spec.ANN_VGPU_IDS_NEW) if vgpus else None
@@ -328,7 +350,7 @@ def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], factor: int) 
         if npus:
             for key, value in annotations.items():
                 if isinstance(key, str) and key.startswith("hami.io/") and key.endswith(_ALLOCATED_SUFFIX):
-                    _ascend_usage(npus, pod_name, value)
+                    _ascend_usage(npus, pod_name, value, templates)
         npu = annotations.get(spec.ANN_NPU_CORE) if chips is not None else None
         if npu is not None and chips is not None:
             _mindcluster_usage(chips, pod_name, npu)
@@ -337,13 +359,22 @@ def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], factor: int) 
 def vgpu_allocations(value: Any) -> list[tuple[str, MigSlot | None, int, int]]:
     """(uuid, MIG slot, memory, cores) per device of a `vgpu-ids-new` value, in order, as `decode_vgpu_ids`
     reads them (its problems aside: the doctor reports those)."""
+    fast = well_formed_vgpu_allocations(value)
+    if fast is not None:
+        return fast
+    return [(a.uuid, a.mig, a.memory, a.cores) for container in decode_vgpu_ids(value).containers for a in container]
+
+
+def well_formed_vgpu_allocations(value: Any) -> list[tuple[str, MigSlot | None, int, int]] | None:
+    """`vgpu_allocations` of a value as Volcano writes it, on which `decode_vgpu_ids` reports no problem under
+    either reading; None for anything else (use the codec)."""
     if isinstance(value, str):
         one = _VGPU_IDS_ONE.fullmatch(value)
         if one is not None:
             return [(one[1], None, int(one[2]), int(one[3]))]
         if _VGPU_IDS_WHOLE.fullmatch(value) is not None:
             return [(uuid, None, int(memory), int(cores)) for uuid, memory, cores in _VGPU_IDS_ENTRY.findall(value)]
-    return [(a.uuid, a.mig, a.memory, a.cores) for container in decode_vgpu_ids(value).containers for a in container]
+    return None
 
 
 def _pod_total(spec_: Mapping[str, Any], resource: str) -> int:
@@ -367,12 +398,16 @@ def _gpushare_usage(cards: Mapping[int, DeviceState], pod_name: str, spec_: Mapp
             card.pods.append(pod_name)
 
 
-def _ascend_usage(devices: Mapping[str, DeviceState], pod_name: str, value: Any) -> None:
+def _ascend_usage(devices: Mapping[str, DeviceState], pod_name: str, value: Any,
+                  templates: Mapping[str, Mapping[int, str]]) -> None:
     for container in decode_ascend_allocations(value).containers:
         for alloc in container:
             device = devices.get(alloc.uuid)
             if device is None:
                 continue
+            template = templates.get(alloc.common_word, {}).get(alloc.memory)
+            if template is not None:  # hami-core mode books any memory: no template to name
+                device.slices.append(template)
             device.memory_used += alloc.memory
             device.cores_used += alloc.cores
             device.slots_used += 1

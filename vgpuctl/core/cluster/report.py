@@ -1,4 +1,4 @@
-"""The `nodes` report: which nodes to show, and the NodeReport document (SPEC §3).
+"""The `nodes` report: which nodes to show, and the NodeReport document (docs/contracts.md#interfaces).
 
 A node's findings are the doctor's: `vgpuctl.core.doctor.judge_nodes` runs the doctor's node-judging
 checks once over the snapshot (they surface the codec problems met while decoding, too) and the report

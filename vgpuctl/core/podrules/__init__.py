@@ -1,7 +1,8 @@
 """`review`: the one verdict on a pod-bearing object, shared by the webhook, `lint` and `doctor`.
 
 `review(obj, facts)` applies the mutating defaults to a cheap view of every pod inside `obj`, runs all
-pod rules (SPEC §2.1–2.5) on the defaulted view, and returns the findings, the add-only JSON Patch that
+pod rules (docs/contracts.md#finding-families) on the defaulted view, and returns the findings, the add-only JSON Patch
+that
 carries the defaults, and `allowed` — the verdict after the defaults apply. It never raises on any
 JSON-shaped input; what it cannot read it reports.
 """
@@ -22,32 +23,16 @@ from vgpuctl.core.podrules.context import ASCEND, DEVICE, GPUSHARE, NPU_CORE, VG
 from vgpuctl.core.podrules.targets import is_volcano_job, pod_targets
 
 
-# `init=False`, built by hand: the generated `__init__` of a frozen dataclass stores each field through
-# `object.__setattr__`, which is slow (it checks that it is not bypassing an overridden `__setattr__`),
-# and most reviews build one; a slot's own setter stores the field directly. The class is otherwise what
-# the decorator makes (frozen, compared by value, `dataclasses.replace` works).
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True)
 class Review:
     allowed: bool
     findings: tuple[Finding, ...]
     patch: tuple[PatchOp, ...]
     checked: bool = True  # False: not a kind vgpuctl checks (skipped, allowed)
 
-    def __init__(self, allowed: bool, findings: tuple[Finding, ...], patch: tuple[PatchOp, ...],
-                 checked: bool = True) -> None:
-        _set_allowed(self, allowed)
-        _set_findings(self, findings)
-        _set_patch(self, patch)
-        _set_checked(self, checked)
-
-
-_set_allowed, _set_findings, _set_patch, _set_checked = (
-    vars(Review)[name].__set__ for name in ("allowed", "findings", "patch", "checked"))
-
 
 SKIPPED = Review(True, (), (), checked=False)
 CLEAN = Review(True, (), ())  # checked, nothing to say: shared, since most pods request no device at all
-_ERROR = Severity.ERROR  # read once: enum member access costs a descriptor call per use
 _GPUSHARE_ANNOTATIONS = frozenset({spec.ANN_GPU_INDEX, spec.ANN_PREDICATE_TIME})
 _VNPU_MODE = spec.ANN_VNPU_MODE
 
@@ -116,11 +101,7 @@ def review(
         findings.extend(workloads.job_metadata(obj, targets, task_labels))
     if not findings and not additions:
         return CLEAN
-    allowed = True
-    for f in findings:
-        if f.severity is _ERROR:
-            allowed = False
-            break
+    allowed = not any(f.severity is Severity.ERROR for f in findings)
     patch = tuple(add_ops(obj, additions)) if additions else ()
     return Review(allowed, tuple(findings), patch)
 

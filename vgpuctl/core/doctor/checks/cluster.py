@@ -1,7 +1,9 @@
-"""Cluster and component checks (`VGK`, SPEC §2.9): Kubernetes, Volcano, device plugins, the vgpuctl webhook.
+"""Cluster and component checks (`VGK`, docs/contracts.md#finding-families): Kubernetes, Volcano, device plugins, the
+vgpuctl webhook.
 
 Everything here is read from the five kinds a snapshot holds (Nodes, Pods, ConfigMaps, DaemonSets,
-Deployments) and from the versions in image tags (V§9, H§2.12). What the doctor cannot see it does not
+Deployments) and from the versions in image tags (docs/volcano.md#compatibility-matrix,
+docs/device-plugins.md#vgpu-plugin-compatibility). What the doctor cannot see it does not
 guess:
 
 - VGK006 checks the webhook Deployment only (`vgpuctl-system/vgpuctl-webhook`, deploy/base): present but
@@ -15,7 +17,8 @@ guess:
   nodeSelector), which needs pods; the DaemonSet-level part (missing, schedules nowhere, nothing ready)
   needs only DaemonSets. Crash-looping vGPU plugin pods on CPU nodes are expected (no nodeSelector) and
   not reported. The MindCluster plugin's absence is VGK007's.
-- VGK005 applies the device-plugin matrix of `vgpuctl.core.versions` (H§2.12 / V§9, the one install
+- VGK005 applies the device-plugin matrix of `vgpuctl.core.versions` (docs/device-plugins.md#vgpu-plugin-compatibility /
+docs/volcano.md#compatibility-matrix, the one install
   uses) to the image tag (`latest`/`main`/`master` count as a build from main): the vGPU plugin against
   the Volcano version, and the volcano-sh/devices plugin against gpu-number (its v1.0.0 release predates
   `--gpu-strategy`). Plugin v1.10–v1.12 with Volcano <= 1.11 is not flagged (not a documented pairing,
@@ -126,15 +129,15 @@ def kubernetes(ctx: DoctorContext) -> Iterator[Finding]:
 
 # ---- volcano --------------------------------------------------------------------------------------
 
-def _is_scheduler_pod(pod: Mapping[str, Any]) -> bool:
-    return SCHEDULER_IMAGE in _images(pod, template=False)
+def _is_scheduler_image(image: str) -> bool:
+    return image_parts(image)[0] == SCHEDULER_IMAGE
 
 
 @check("volcano.installed", Category.VOLCANO, "VGK003", "Volcano is installed", reads=("deployments",))
 def installed(ctx: DoctorContext) -> Iterator[Finding]:
     if any(c.name == SCHEDULER_IMAGE for c in components(ctx.snapshot)):
         return
-    if "pods" not in ctx.unreadable and any(_is_scheduler_pod(p) for p in ctx.snapshot.pods):
+    if "pods" not in ctx.unreadable and ctx.snapshot.pod_index.running(_is_scheduler_image, init=True):
         return  # run some other way than a Deployment: installed all the same
     also = (" (although its ConfigMap volcano-system/volcano-scheduler-configmap exists)"
             if ctx.snapshot.scheduler_conf is not None else "")
@@ -159,7 +162,8 @@ def _features_in_use(ctx: DoctorContext, version: Version) -> Iterator[_Feature]
         if family in families and not has_ascend(version):
             yield _Feature(f"vNPU ({arg.split('.', 1)[1]})", "1.14", "enabled in the scheduler configuration")
     if "nodes" not in ctx.unreadable:
-        mig = sum(1 for n in ctx.snapshot.nodes if any(d.mode == spec.VgpuMode.MIG.value for d in n.devices))
+        mig_mode = spec.VgpuMode.MIG.value  # once, not per GPU (benchmarks/doctor_scale.py)
+        mig = sum(1 for n in ctx.snapshot.nodes if any(d.mode == mig_mode for d in n.devices))
         if mig and not has_device_config(version):
             yield _Feature("dynamic MIG", "1.12", f"{mig} node(s) register GPUs in mig mode")
         vnpu_core = sum(1 for n in ctx.snapshot.nodes if n.annotations.get(spec.NODE_HAMI_VNPU_CORE) == "true")
@@ -168,12 +172,11 @@ def _features_in_use(ctx: DoctorContext, version: Version) -> Iterator[_Feature]
     if "pods" in ctx.unreadable:
         return
     modes = vnpu = 0
-    for pod in ctx.snapshot.pods:
-        annotations = as_map(as_map(pod.get("metadata")).get("annotations"))
-        if not annotations or as_map(pod.get("status")).get("phase") in spec.DONE_POD_PHASES:
+    for pod, marks in ctx.snapshot.pod_index.annotated:
+        if as_map(pod.get("status")).get("phase") in spec.DONE_POD_PHASES:
             continue
-        modes += spec.ANN_VGPU_MODE in annotations
-        vnpu += annotations.get(spec.ANN_VNPU_MODE) == spec.VNPU_MODE_HAMI_CORE
+        modes += spec.ANN_VGPU_MODE in marks
+        vnpu += marks.get(spec.ANN_VNPU_MODE) == spec.VNPU_MODE_HAMI_CORE
     if modes and not has_device_config(version):
         yield _Feature(spec.ANN_VGPU_MODE, "1.12", f"{modes} pod(s) set it")
     if vnpu and not has_vnpu_hami_core(version):
@@ -289,10 +292,7 @@ def _plugin_pods(ctx: DoctorContext, plugin: _Plugin, daemonsets: list[Mapping[s
     keys = {_meta(ds) for ds in daemonsets}
     namespaces = {k[0] for k in keys}
     by_node: dict[str, list[Mapping[str, Any]]] = {}
-    for pod in ctx.snapshot.pods:
-        meta = as_map(pod.get("metadata"))
-        if meta.get("namespace") not in namespaces:
-            continue
+    for pod in ctx.snapshot.pod_index.in_namespaces(namespaces):
         owners = list(_owner_keys(pod))
         mine = any(k in keys for k in owners) if owners else \
             any(i in plugin.images for i in _images(pod, template=False))

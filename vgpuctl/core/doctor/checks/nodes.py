@@ -1,4 +1,5 @@
-"""Node checks (`VGN`, SPEC §2.8), vGPU side: what the device plugins wrote on each node and what Volcano makes of it.
+"""Node checks (`VGN`, docs/contracts.md#finding-families), vGPU side: what the device plugins wrote on each node and
+what Volcano makes of it.
 
 One finding per node and problem, subject `node/<name>`, the node's name never in the message, so the
 report groups the same problem across a fleet into one line. The codec problems found while the snapshot
@@ -16,7 +17,7 @@ from typing import Any
 from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.cluster import DeviceState, NodeState
-from vgpuctl.core.cluster.facts import detect_ascend_plugin_tags
+from vgpuctl.core.cluster.rule_facts import detect_ascend_plugin_tags
 from vgpuctl.core.codecs import decode_hami_nvidia_register, decode_handshake, decode_vgpu_register, find_node_locks
 from vgpuctl.core.doctor.components import as_map, image_parts
 from vgpuctl.core.doctor.framework import Category, DoctorContext, check
@@ -38,7 +39,9 @@ CAT = Category.NODES
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 VGPU_PLUGIN_IMAGE = "volcano-vgpu-device-plugin"
 VGPU_RESOURCES = (spec.VGPU_NUMBER, spec.VGPU_CORES, spec.VGPU_MEMORY)
-KUBELET_DEVICE_LIMIT = 60000  # memory entries the plugin's ListAndWatch fits in kubelet's 4 MiB message (H§2.5)
+# Memory entries the plugin's ListAndWatch fits in kubelet's 4 MiB message
+# (docs/device-plugins.md#vgpu-plugin-resources).
+KUBELET_DEVICE_LIMIT = 60000
 # Codes whose codec findings a check in these modules surfaces; anything else in node.findings goes to VGN003.
 SURFACED = frozenset({"VGN002", "VGN003", "VGN014", "VGN015"})
 
@@ -82,7 +85,8 @@ def codec(node: NodeState, code: str) -> list[Finding]:
 
 
 def vgpu_devices(node: NodeState) -> list[DeviceState]:
-    return [d for d in node.devices if d.family is spec.Family.VGPU]
+    vgpu = spec.Family.VGPU  # looked up once, not per device: six checks call this per node (nodes_scale.py)
+    return [d for d in node.devices if d.family is vgpu]
 
 
 def registered(node: NodeState) -> bool:
@@ -96,13 +100,9 @@ def string_map(value: Any) -> Mapping[str, str]:
 def _plugin_nodes(ctx: DoctorContext) -> set[str]:
     """Nodes running a pod of the vGPU device plugin."""
     found: set[str] = set()
-    for pod in ctx.snapshot.pods:
-        pod_spec = as_map(pod.get("spec"))
-        node_name = pod_spec.get("nodeName")
-        containers = pod_spec.get("containers") if isinstance(pod_spec.get("containers"), list) else []
-        if isinstance(node_name, str) and any(
-                isinstance(c, dict) and isinstance(c.get("image"), str) and image_parts(c["image"])[0] ==
-                VGPU_PLUGIN_IMAGE for c in containers or []):
+    for pod in ctx.snapshot.pod_index.running(lambda image: image_parts(image)[0] == VGPU_PLUGIN_IMAGE):
+        node_name = as_map(pod.get("spec")).get("nodeName")
+        if isinstance(node_name, str):
             found.add(node_name)
     return found
 
@@ -229,8 +229,9 @@ def mig_model(ctx: DoctorContext) -> Iterator[Finding]:
     nvidia = ctx.snapshot.device_config.nvidia
     source = ctx.snapshot.device_config_source
     note = f" (Volcano runs on {source})" if source.startswith("built-in") else ""
+    mig = spec.VgpuMode.MIG.value
     for node in ctx.snapshot.nodes:
-        unmatched = {d.type for d in vgpu_devices(node) if d.mode == spec.VgpuMode.MIG.value}
+        unmatched = {d.type for d in vgpu_devices(node) if d.mode == mig}
         for gpu_type in sorted(t for t in unmatched if nvidia.geometry_for(t) is None):
             yield node_finding("VGN008", ERROR, node, f"GPU type {gpu_type!r} is registered as mig but no "
                                                       f"nvidia.knownMigGeometries model is part of it{note}: Volcano "
@@ -252,10 +253,11 @@ def single_mode(ctx: DoctorContext) -> Iterator[Finding]:
        reads=("nodes",))
 def mig_whole_gpu(ctx: DoctorContext) -> Iterator[Finding]:
     nvidia = ctx.snapshot.device_config.nvidia
+    mig = spec.VgpuMode.MIG.value
     for node in ctx.snapshot.nodes:
         seen: set[tuple[str, int, int]] = set()
         for d in vgpu_devices(node):
-            geometry = nvidia.geometry_for(d.type) if d.mode == spec.VgpuMode.MIG.value else None
+            geometry = nvidia.geometry_for(d.type) if d.mode == mig else None
             if geometry is None or geometry.largest_instance >= d.memory_total:
                 continue
             key = (d.type, geometry.largest_instance, d.memory_total)
@@ -269,11 +271,10 @@ def mig_whole_gpu(ctx: DoctorContext) -> Iterator[Finding]:
 
 def _allocating_nodes(ctx: DoctorContext) -> set[str]:
     found: set[str] = set()
-    for pod in ctx.snapshot.pods:
-        annotations = as_map(as_map(pod.get("metadata")).get("annotations"))
-        if annotations.get(spec.ANN_BIND_PHASE) != "allocating":
+    for pod, marks in ctx.snapshot.pod_index.annotated:
+        if marks.get(spec.ANN_BIND_PHASE) != "allocating":
             continue
-        for name in (as_map(pod.get("spec")).get("nodeName"), annotations.get(spec.ANN_VGPU_NODE)):
+        for name in (as_map(pod.get("spec")).get("nodeName"), marks.get(spec.ANN_VGPU_NODE)):
             if isinstance(name, str):
                 found.add(name)
     return found

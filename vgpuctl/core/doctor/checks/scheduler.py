@@ -1,6 +1,7 @@
-"""Scheduler configuration checks (`VGC`, SPEC §2.6): what `deviceshare` really turns on, and why not.
+"""Scheduler configuration checks (`VGC`, docs/contracts.md#finding-families): what `deviceshare` really turns on, and
+why not.
 
-Every rule reproduces Volcano's own reading (schedconf: Go ParseBool, int-only weights, ignored unknown
+Every rule reproduces Volcano's own reading (scheduler_config: Go ParseBool, int-only weights, ignored unknown
 keys), so a message can say exactly what the scheduler will do with the setting as written.
 """
 
@@ -16,7 +17,7 @@ from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.doctor.components import as_map
 from vgpuctl.core.doctor.framework import Category, DoctorContext, check
 from vgpuctl.core.findings import Finding, Severity
-from vgpuctl.core.schedconf import BOOL_ARGS, INT_ARGS
+from vgpuctl.core.scheduler_config import BOOL_ARGS, INT_ARGS
 from vgpuctl.core.versions import (
     NEWEST_VOLCANO,
     Version,
@@ -220,7 +221,7 @@ def _changed(obj: Mapping[str, Any]) -> datetime | None:
 @check("scheduler-config.restart", CAT, "VGC011", "The scheduler started after the device config last changed",
        needs=("scheduler-config.loadable",), reads=("pods", "configmaps"))
 def restart(ctx: DoctorContext) -> Iterator[Finding]:
-    schedulers = [p for p in ctx.snapshot.pods if _is_scheduler(p)]
+    schedulers = ctx.snapshot.pod_index.running(_is_scheduler_image)
     starts = [t for t in (_started(p) for p in schedulers) if t is not None]
     if not starts:
         return
@@ -237,10 +238,9 @@ def restart(ctx: DoctorContext) -> Iterator[Finding]:
                      f"configmap/{key[0]}/{key[1]}")
 
 
-def _is_scheduler(pod: Mapping[str, Any]) -> bool:
-    spec_ = as_map(pod.get("spec"))
-    return any(isinstance(c, dict) and isinstance(c.get("image"), str) and "vc-scheduler" in c["image"]
-               for c in spec_.get("containers") or [])
+def _is_scheduler_image(image: str) -> bool:
+    """A container image of Volcano's scheduler (its pods are found through `ClusterSnapshot.pod_index`)."""
+    return "vc-scheduler" in image
 
 
 @check("scheduler-config.mindcluster-preset", CAT, "VGC012", "MindCluster dynamic vNPU has presetVirtualDevice false",

@@ -1,4 +1,5 @@
-"""Existing pods (`VGX`, SPEC §2.9): stuck allocations, allocation annotations that lie, and the pod rules.
+"""Existing pods (`VGX`, docs/contracts.md#finding-families): stuck allocations, allocation annotations that lie, and
+the pod rules.
 
 These checks walk every pod of the cluster (40,000 in a large one), so each starts with a cheap test
 that lets the vast majority of pods through untouched: VGX001 looks at one annotation, VGX002 at the
@@ -9,12 +10,14 @@ Messages keep pod names out (the pod is the subject) so the report groups a prob
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.cluster import NodeState
+from vgpuctl.core.cluster.build import well_formed_vgpu_allocations
 from vgpuctl.core.codecs import decode_ascend_allocations, decode_npu_core, decode_vgpu_ids
 from vgpuctl.core.doctor.components import as_map
 from vgpuctl.core.doctor.framework import Category, DoctorContext, check
@@ -59,16 +62,15 @@ def _unix(raw: Any) -> float | None:
 @check("workloads.bind-phase", CAT, "VGX001", "No pod is stuck in device allocation", reads=("pods",))
 def bind_phase(ctx: DoctorContext) -> Iterator[Finding]:
     now = ctx.now.timestamp()
-    for pod in ctx.snapshot.pods:
-        meta = as_map(pod.get("metadata"))
-        annotations = as_map(meta.get("annotations"))
-        phase = annotations.get(spec.ANN_BIND_PHASE)
+    for pod, marks in ctx.snapshot.pod_index.annotated:
+        phase = marks.get(spec.ANN_BIND_PHASE)
         if phase not in ("allocating", "failed"):
             continue
+        meta = pod["metadata"]
         pod_phase = as_map(pod.get("status")).get("phase")
-        node = annotations.get(spec.ANN_VGPU_NODE) or as_map(pod.get("spec")).get("nodeName") or "?"
+        node = marks.get(spec.ANN_VGPU_NODE) or as_map(pod.get("spec")).get("nodeName") or "?"
         if phase == "allocating" and pod_phase not in spec.DONE_POD_PHASES:
-            since = _unix(annotations.get(spec.ANN_BIND_TIME))
+            since = _unix(marks.get(spec.ANN_BIND_TIME))
             if since is None:
                 yield _f("VGX001", _pod_subject(meta),
                          f"is in {spec.ANN_BIND_PHASE} allocating on node {node} with no readable "
@@ -93,18 +95,25 @@ def _node_devices(node: NodeState, family: spec.Family) -> set[str]:
 
 
 def _allocation_findings(annotations: Mapping[str, Any], node: NodeState | None, node_name: str,
-                         subject: str, skips_bad_entries: bool) -> Iterator[Finding]:
+                         subject: str, skips_bad_entries: bool, gpus: set[str]) -> Iterator[Finding]:
+    """`gpus`: the UUIDs of the vGPU devices `node` registers (`_node_devices`, computed once per node)."""
     ids = annotations.get(spec.ANN_VGPU_IDS_NEW)
     if ids is not None:
-        # What a malformed entry does depends on the Volcano version: a panic before 1.16, an entry
-        # logged and skipped (its usage uncounted) from 1.16 on.
-        decoded = decode_vgpu_ids(ids, skips_bad_entries=skips_bad_entries)
-        for problem in decoded.problems:
-            if problem.code == "VGX002":
-                yield _f("VGX002", subject, f"{spec.ANN_VGPU_IDS_NEW}: {problem.message}")
-        gpus = _node_devices(node, spec.Family.VGPU) if node is not None else set()
+        # Well-formed (what Volcano writes) has no problem to report: skip the codec, which was a fifth of
+        # `doctor` on 40,000 vGPU pods (benchmarks/doctor_scale.py).
+        fast = well_formed_vgpu_allocations(ids)
+        if fast is not None:
+            uuids = {a[0] for a in fast}
+        else:
+            # What a malformed entry does depends on the Volcano version: a panic before 1.16, an entry
+            # logged and skipped (its usage uncounted) from 1.16 on.
+            decoded = decode_vgpu_ids(ids, skips_bad_entries=skips_bad_entries)
+            for problem in decoded.problems:
+                if problem.code == "VGX002":
+                    yield _f("VGX002", subject, f"{spec.ANN_VGPU_IDS_NEW}: {problem.message}")
+            uuids = {d.uuid for d in decoded.devices}
         if gpus:  # a node without readable vGPU devices is the nodes checks' business (VGN001–003)
-            for uuid in sorted({d.uuid for d in decoded.devices if d.uuid and d.uuid not in gpus}):
+            for uuid in sorted(u for u in uuids if u and u not in gpus):
                 yield _f("VGX002", subject, f"{spec.ANN_VGPU_IDS_NEW} names GPU {uuid}, which node {node_name} does "
                                             "not register: Volcano books the usage on no GPU (or the wrong one)")
     for key, value in annotations.items():
@@ -139,27 +148,27 @@ _ALLOCATION_KEYS = (spec.ANN_VGPU_NODE, spec.ANN_VGPU_IDS_NEW, spec.ANN_NPU_CORE
        reads=("pods", "nodes"))
 def allocations(ctx: DoctorContext) -> Iterator[Finding]:
     nodes = {n.name: n for n in ctx.snapshot.nodes}
+    gpus: dict[str, set[str]] = {}  # node name → its GPU UUIDs, once per node (benchmarks/doctor_scale.py)
     skips = skips_malformed_vgpu_ids(ctx.volcano_version or NEWEST_VOLCANO)
-    for pod in ctx.snapshot.pods:
-        meta = as_map(pod.get("metadata"))
-        annotations = as_map(meta.get("annotations"))
-        if not annotations:
-            continue
-        if not any(k in annotations for k in _ALLOCATION_KEYS) and \
-                not any(isinstance(k, str) and k.endswith(_ALLOCATED_SUFFIX) for k in annotations):
+    for pod, marks in ctx.snapshot.pod_index.annotated:
+        if not any(k in marks for k in _ALLOCATION_KEYS) and \
+                not any(isinstance(k, str) and k.endswith(_ALLOCATED_SUFFIX) for k in marks):
             continue
         if as_map(pod.get("status")).get("phase") in spec.DONE_POD_PHASES:
             continue
-        subject = _pod_subject(meta)
+        subject = _pod_subject(pod["metadata"])
         bound = as_map(pod.get("spec")).get("nodeName")
-        assigned = annotations.get(spec.ANN_VGPU_NODE)
+        assigned = marks.get(spec.ANN_VGPU_NODE)
         if isinstance(bound, str) and bound and assigned is not None and assigned != bound:
             yield _f("VGX002", subject,
                      f"{spec.ANN_VGPU_NODE} is {assigned!r} but the pod runs on node {bound}: the device plugin "
                      f"on {assigned!r} may hand this allocation to another pod")
         if not isinstance(bound, str) or not bound:
             continue  # not bound yet: nothing to compare the allocation with
-        yield from _allocation_findings(annotations, nodes.get(bound), bound, subject, skips)
+        node = nodes.get(bound)
+        if bound not in gpus:
+            gpus[bound] = _node_devices(node, spec.Family.VGPU) if node is not None else set()
+        yield from _allocation_findings(marks, node, bound, subject, skips, gpus[bound])
 
 
 # ---- VGX003 ---------------------------------------------------------------------------------------
@@ -182,7 +191,7 @@ def allocations(ctx: DoctorContext) -> Iterator[Finding]:
 SHAPE_ANNOTATIONS = frozenset({*spec.DEVICE_POD_ANNOTATIONS, spec.ANN_GPU_INDEX, spec.ANN_PREDICATE_TIME})
 SHAPE_PRESENCE_ANNOTATIONS = frozenset({spec.ANN_GROUP_NAME_K8S, spec.ANN_GROUP_NAME_VOLCANO})
 SHAPE_LABELS = frozenset(spec.DEVICE_POD_LABELS)
-_SHAPE_KEYS = (tuple(sorted(SHAPE_ANNOTATIONS)), tuple(sorted(SHAPE_PRESENCE_ANNOTATIONS)), tuple(sorted(SHAPE_LABELS)))
+_PRESENCE_KEYS = tuple(sorted(SHAPE_PRESENCE_ANNOTATIONS))
 _UUID_FILTERS = (spec.ANN_USE_GPUUUID, spec.ANN_NOUSE_GPUUUID)
 
 
@@ -208,18 +217,25 @@ def compact_facts(facts: ClusterFacts) -> ClusterFacts:
 
 
 def _items(value: Any) -> tuple[tuple[Any, Any], ...]:
-    return tuple(sorted(as_map(value).items()))
+    return tuple(as_map(value).items())
 
 
 def _shape(pod: Mapping[str, Any], meta: Mapping[str, Any]) -> Hashable | None:
     """What the pod rules read of an existing pod, as a hashable key; None when it cannot be one."""
     try:
         return _shape_key(pod, meta)
-    except TypeError:  # unorderable or unhashable values where strings belong: review the pod on its own
+    except TypeError:  # unhashable values where strings belong: review the pod on its own
         return None
 
 
+# Per annotation name, not per pod: the names repeat across a fleet (benchmarks/doctor_scale.py).
+_reported_by_vgp018 = functools.lru_cache(maxsize=4096)(ignored_hami_annotation)
+
+
 def _shape_key(pod: Mapping[str, Any], meta: Mapping[str, Any]) -> Hashable | None:
+    """The key, built in the maps' own order: two pods listing the same entries in another order get two
+    reviews with the same verdict, which is cheaper on 40,000 pods than sorting every map of every pod
+    (benchmarks/doctor_scale.py)."""
     pod_spec = as_map(pod.get("spec"))
     containers: list[tuple[Any, ...]] = []
     for kind in _CONTAINER_KINDS:
@@ -233,32 +249,45 @@ def _shape_key(pod: Mapping[str, Any], meta: Mapping[str, Any]) -> Hashable | No
             containers.append((kind, c.get("name"), _items(res.get("limits")), _items(res.get("requests")),
                                as_map(c.get("securityContext")).get("privileged") is True))
     annotations, labels = as_map(meta.get("annotations")), as_map(meta.get("labels"))
-    by_value, by_presence, label_keys = _SHAPE_KEYS
+    by_value: list[tuple[Any, Any]] = []
+    ignored: list[str] = []  # VGP018
+    for k, v in annotations.items():
+        if k in SHAPE_ANNOTATIONS:
+            by_value.append((k, v))
+        if isinstance(k, str) and _reported_by_vgp018(k):
+            ignored.append(k)
     key = (pod.get("kind"), tuple(containers), pod_spec.get("schedulerName"), bool(pod_spec.get("nodeName")),
-           bool(pod_spec.get("runtimeClassName")),
-           tuple((k, annotations[k]) for k in by_value if k in annotations),
-           tuple(bool(annotations.get(k)) for k in by_presence), bool(annotations),
-           tuple((k, labels[k]) for k in label_keys if k in labels),
-           tuple(sorted(k for k in annotations if isinstance(k, str) and ignored_hami_annotation(k))))  # VGP018
+           bool(pod_spec.get("runtimeClassName")), tuple(by_value),
+           tuple(bool(annotations.get(k)) for k in _PRESENCE_KEYS), bool(annotations),
+           tuple((k, v) for k, v in labels.items() if k in SHAPE_LABELS) if labels else (), tuple(ignored))
     hash(key)
     return key
 
 
+_DEVICE_ANNOTATIONS = frozenset(spec.DEVICE_POD_ANNOTATIONS)
+_DEVICE_LABELS = frozenset(spec.DEVICE_POD_LABELS)
+
+
 def _carries_devices(pod: Mapping[str, Any], metadata: Mapping[str, Any], resources: frozenset[str]) -> bool:
-    """The cheap pre-filter: device resources in any container, or a device annotation or label."""
-    pod_spec = as_map(pod.get("spec"))
-    for kind in _CONTAINER_KINDS:
-        for c in pod_spec.get(kind) or ():
-            res = as_map(as_map(c).get("resources"))
-            for field in ("limits", "requests"):
-                for key in as_map(res.get(field)):
-                    if isinstance(key, str) and (key.startswith(_DEVICE_PREFIXES) or key in resources):
-                        return True
-    annotations = as_map(metadata.get("annotations"))
-    if annotations and any(k in annotations for k in spec.DEVICE_POD_ANNOTATIONS):
+    """The cheap pre-filter: device resources in any container, or a device annotation or label. It runs on
+    every pod (150,000 in issue 17's fleet), so it tests types inline rather than through `as_map`."""
+    pod_spec = pod.get("spec")
+    if isinstance(pod_spec, dict):
+        for kind in _CONTAINER_KINDS:
+            for c in pod_spec.get(kind) or ():
+                res = c.get("resources") if isinstance(c, dict) else None
+                if not isinstance(res, dict):
+                    continue
+                for field in ("limits", "requests"):
+                    names = res.get(field)
+                    for key in names if isinstance(names, dict) else ():
+                        if isinstance(key, str) and (key.startswith(_DEVICE_PREFIXES) or key in resources):
+                            return True
+    annotations = metadata.get("annotations")
+    if isinstance(annotations, dict) and not _DEVICE_ANNOTATIONS.isdisjoint(annotations):
         return True
-    labels = as_map(metadata.get("labels"))
-    return bool(labels) and any(k in labels for k in spec.DEVICE_POD_LABELS)
+    labels = metadata.get("labels")
+    return isinstance(labels, dict) and not _DEVICE_LABELS.isdisjoint(labels)
 
 
 @check("workloads.pod-rules", CAT, "VGX003", "Existing pods follow the pod rules", reads=("pods",))
@@ -267,11 +296,15 @@ def pod_rules(ctx: DoctorContext) -> Iterator[Finding]:
     resources = names_for(ctx.facts.device_config).vgpu_all
     compact = compact_facts(ctx.facts)
     verdicts: dict[Hashable, tuple[Finding, ...]] = {}
-    for pod in ctx.snapshot.pods:
-        if as_map(pod.get("status")).get("phase") in spec.DONE_POD_PHASES:
-            continue
-        meta = as_map(pod.get("metadata"))
+    done = spec.DONE_POD_PHASES
+    for pod in ctx.snapshot.pods:  # every pod: types tested inline, not through `as_map` (doctor_scale.py)
+        meta = pod.get("metadata")
+        if not isinstance(meta, dict):
+            meta = {}
         if not _carries_devices(pod, meta, resources):
+            continue  # most pods: their status is not even read
+        status = pod.get("status")
+        if isinstance(status, dict) and status.get("phase") in done:
             continue
         key = _shape(pod, meta)
         findings = verdicts.get(key) if key is not None else None
@@ -282,6 +315,6 @@ def pod_rules(ctx: DoctorContext) -> Iterator[Finding]:
             findings = tuple(f for f in review(pod, facts, existing=True).findings if f.severity is not INFO)
             if key is not None:
                 verdicts[key] = findings
-        subject = _pod_subject(meta)
+        subject = _pod_subject(meta) if findings else ""
         for f in findings:
             yield Finding(f.code, f.severity, f"{subject}/{f.subject}" if f.subject else subject, f.message, f.hint)

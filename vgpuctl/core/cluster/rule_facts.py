@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from vgpuctl.core import spec
-from vgpuctl.core.cluster.model import ClusterSnapshot, NodeState
+from vgpuctl.core.cluster.model import ClusterSnapshot, DeviceState, NodeState
 from vgpuctl.core.facts import AscendDevice, AscendNode, ClusterFacts, GpuDevice, GpushareNode, VgpuNode
 from vgpuctl.core.findings import Severity
 from vgpuctl.core.versions import Version, VersionError, parse_version
@@ -70,10 +70,14 @@ class NodeFacts:
 
 def node_facts(node: NodeState, factor: int) -> NodeFacts:
     """What `node` adds to the cluster's facts; `factor` is the device config's gpuMemoryFactor."""
-    gpus = [d for d in node.devices if d.family is spec.Family.VGPU]
-    cards = [d for d in node.devices if d.family is spec.Family.GPUSHARE]
-    npus = [d for d in node.devices if d.family is spec.Family.ASCEND_HAMI]
-    chips = [d for d in node.devices if d.family is spec.Family.ASCEND_MINDCLUSTER]
+    # One pass over the devices, by family (per node of the cluster: benchmarks/doctor_scale.py).
+    by_family: dict[spec.Family, list[DeviceState]] = {}
+    for d in node.devices:
+        by_family.setdefault(d.family, []).append(d)
+    gpus = by_family.get(spec.Family.VGPU, [])
+    cards = by_family.get(spec.Family.GPUSHARE, [])
+    npus = by_family.get(spec.Family.ASCEND_HAMI, [])
+    chips = by_family.get(spec.Family.ASCEND_MINDCLUSTER, [])
     return NodeFacts(
         vgpu=VgpuNode(node.name, tuple(
             GpuDevice(uuid=d.id, type=d.type, memory=d.memory_total // factor, mode=d.mode, split=d.slots_total,

@@ -42,7 +42,8 @@ def test_version_and_help(run) -> None:
 
 
 def test_explain_prints_evidence_a_user_can_open(run) -> None:
-    """Issue 19: `explain VGP005` printed "Evidence: V§4.3, H§2.6", sections of documents not in the
+    """Issue 19: `explain VGP005` printed "Evidence: docs/vgpu.md#vgpu-pod-request,
+    docs/device-plugins.md#vgpu-memory-units", sections of documents not in the
     repository. It now lists the installed docs pages (file: URLs with their anchors) and upstream files."""
     from pathlib import Path
     from urllib.parse import urlparse

@@ -13,8 +13,8 @@ import pytest
 
 from tests.cli.conftest import SCHEMAS, validate
 from vgpuctl.core import spec
-from vgpuctl.core.install import ClusterState, InstallOptions, Mode
-from vgpuctl.core.install.plan import SCHEDULER_CM, plan
+from vgpuctl.core.install.modes import Mode
+from vgpuctl.core.install.plan import SCHEDULER_CM, ClusterState, InstallOptions, plan
 from vgpuctl.render.install import install_report
 
 SCHEMA = json.loads((SCHEMAS / "install-report.schema.json").read_text())

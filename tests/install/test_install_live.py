@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from tests.install.conftest import SCHEDULER_CONF, StatefulCluster
 from vgpuctl.cli.app import app
-from vgpuctl.core.install.schedconf import RECORD_ANNOTATION
-from vgpuctl.core.schedconf import deviceshare_args, parse_scheduler_conf
+from vgpuctl.core.install.scheduler_edit import RECORD_ANNOTATION
+from vgpuctl.core.scheduler_config import deviceshare_args, parse_scheduler_conf
 
 
 class Run:

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from tests.install.conftest import SCHEDULER_CONF, StatefulCluster
 from vgpuctl.cli.app import app
-from vgpuctl.core.schedconf import deviceshare_args, parse_scheduler_conf
+from vgpuctl.core.scheduler_config import deviceshare_args, parse_scheduler_conf
 
 GPUSHARE_OBJECTS = [("v1", "ServiceAccount", "kube-system", "volcano-device-plugin"),
                     ("rbac.authorization.k8s.io/v1", "ClusterRole", None, "volcano-device-plugin"),

@@ -9,8 +9,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from vgpuctl.core import spec
-from vgpuctl.core.install import Action, ClusterState, Method, Ref
-from vgpuctl.core.install.plan import SCHEDULER_CM, ref_of
+from vgpuctl.core.install.plan import SCHEDULER_CM, Action, ClusterState, Method, Ref, ref_of
 from vgpuctl.core.install.webhook import (
     WebhookOptions,
     WebhookTLS,

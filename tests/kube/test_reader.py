@@ -13,7 +13,8 @@ from werkzeug import Request, Response
 from tests.kube.conftest import TOKEN, FakeCluster, client_for, configmap, pod
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.findings import Severity
-from vgpuctl.kube.reader import ClusterUnreachable, LiveRead, read_cluster
+from vgpuctl.kube.errors import ClusterUnreachable
+from vgpuctl.kube.reader import LiveRead, read_cluster
 
 
 def names(live: LiveRead, kind: str) -> list[str]:

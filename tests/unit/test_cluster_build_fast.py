@@ -27,7 +27,7 @@ from vgpuctl.core.cluster import ClusterSnapshot, NodeState, build_snapshot
 from vgpuctl.core.cluster.build import fast_register, vgpu_allocations
 from vgpuctl.core.codecs import decode_vgpu_ids, decode_vgpu_register
 from vgpuctl.core.versions import Version
-from vgpuctl.core.why import explain_in_snapshot
+from vgpuctl.core.why.simulate import explain_in_snapshot
 
 MIXED = Path(__file__).resolve().parents[1] / "fixtures" / "clusters" / "mixed.yaml"
 A100 = "NVIDIA-NVIDIA A100-PCIE-40GB"

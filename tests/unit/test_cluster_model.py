@@ -9,8 +9,8 @@ import yaml
 
 from vgpuctl.core import spec
 from vgpuctl.core.cluster import ClusterSnapshot, build_snapshot
-from vgpuctl.core.cluster.facts import detect_volcano_version, facts_from_snapshot
 from vgpuctl.core.cluster.report import select_nodes
+from vgpuctl.core.cluster.rule_facts import detect_volcano_version, facts_from_snapshot
 from vgpuctl.core.podrules import review
 from vgpuctl.core.selector import parse_selector
 from vgpuctl.core.versions import Version

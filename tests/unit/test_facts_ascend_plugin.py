@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from vgpuctl.core.cluster import build_snapshot
-from vgpuctl.core.cluster.facts import facts_from_snapshot
+from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
 from vgpuctl.core.doctor import diagnose
 from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.findings import Severity

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from tests.unit.why.builders import A100, NVIDIA, gpu, pod, vgpu_node, vgpu_pod
 from vgpuctl.core.cluster import build_snapshot
-from vgpuctl.core.cluster.facts import combine, facts_from_snapshot
+from vgpuctl.core.cluster.rule_facts import combine, facts_from_snapshot
 from vgpuctl.core.clusterview import (
     assemble,
     build_node_parts,
@@ -24,8 +24,9 @@ from vgpuctl.core.clusterview import (
 )
 from vgpuctl.core.deviceconfig import DeviceConfig, parse_device_config
 from vgpuctl.core.facts import ClusterFacts
-from vgpuctl.core.why import parse_pod, simulate_node
 from vgpuctl.core.why.anyfit import Outcome, first_fit
+from vgpuctl.core.why.request import parse_pod
+from vgpuctl.core.why.simulate import simulate_node
 from vgpuctl.snapshotfile import load_snapshot
 from vgpuctl.webhook.cluster import NO_ROOM_CODE, no_room_finding
 

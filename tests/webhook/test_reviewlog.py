@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.webhook.live import wait_for
-from vgpuctl.webhook import app as webhook_app
+from vgpuctl.webhook import admission as webhook_admission
 from vgpuctl.webhook.reviewlog import PIPE_BUF, LineBatcher
 from vgpuctl.webhook.server import _Handler
 
@@ -96,9 +96,9 @@ def test_pending_lines_are_written_within_the_interval_without_a_flush(seqpacket
 def test_other_log_records_are_written_after_the_review_lines_before_them(tmp_path):
     path = tmp_path / "stderr.log"
     with open(path, "w") as stream:
-        webhook_app.write_review_lines_to(stream.fileno())
+        webhook_admission.write_review_lines_to(stream.fileno())
         try:
-            batcher = webhook_app._review_lines
+            batcher = webhook_admission._review_lines
             assert batcher is not None
             batcher.interval = 3600
             batcher.write(b'{"msg":"admission review"}\n')
@@ -106,7 +106,7 @@ def test_other_log_records_are_written_after_the_review_lines_before_them(tmp_pa
             handler.emit(logging.LogRecord("vgpuctl.webhook", logging.ERROR, __file__, 1, "boom", None, None))
             handler.flush()
         finally:
-            webhook_app.write_review_lines_to(None)
+            webhook_admission.write_review_lines_to(None)
     assert path.read_text().splitlines() == ['{"msg":"admission review"}', "boom"]
 
 

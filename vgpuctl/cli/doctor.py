@@ -10,15 +10,24 @@ import typer
 from vgpuctl.cli.clustersource import load_cluster
 from vgpuctl.cli.env import guarded, make_console, stdout
 from vgpuctl.cli.kubeopts import context_option, kubeconfig_option
-from vgpuctl.cli.lint import FailOn, PrivilegedPolicy
+from vgpuctl.cli.lint import PrivilegedPolicy
+from vgpuctl.cli.options import (
+    FailOn,
+    fail_on_option,
+    output_option,
+    read_volcano_version,
+    snapshot_option,
+    volcano_version_option,
+)
 from vgpuctl.core import spec
 from vgpuctl.core.cluster import build_snapshot
 from vgpuctl.core.doctor import DoctorReport, diagnose
 from vgpuctl.core.findings import ExitStatus, Severity
-from vgpuctl.core.versions import Version, VersionError, parse_version
+from vgpuctl.core.versions import Version
 from vgpuctl.render import OutputFormat, dump
 from vgpuctl.render.doctor import render_doctor
-from vgpuctl.sources import UsageError, load_device_config
+from vgpuctl.snapshotfile import gc_paused
+from vgpuctl.sources import load_device_config
 
 EPILOG = """[bold]Examples[/bold]
 
@@ -39,8 +48,7 @@ def _unreadable(subjects: list[str]) -> frozenset[str]:
 
 @guarded
 def doctor_command(
-    snapshot: str | None = typer.Option(
-        None, "--snapshot", metavar="FILE", help="Check a snapshot file (kubectl get … -o yaml/json), not a cluster."),
+    snapshot: str | None = snapshot_option(help="Check a snapshot file (kubectl get … -o yaml/json), not a cluster."),
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
     node: bool = typer.Option(False, "--node", help="Check this machine as a GPU/NPU node: driver, MIG, runtime, "
@@ -51,45 +59,45 @@ def doctor_command(
                                              help="With --node: the device ConfigMap or payload to compare with."),
     pre: bool = typer.Option(False, "--pre", help="Only what decides whether `vgpuctl install` can succeed."),
     expand: bool = typer.Option(False, "--all", help="List every subject instead of grouping the same problem."),
-    volcano_version: str | None = typer.Option(None, "--volcano-version", metavar="V",
-                                               help="Override the Volcano version read from the vc-scheduler image."),
+    volcano_version: str | None = volcano_version_option(
+        help="Override the Volcano version read from the vc-scheduler image."),
     scheduler_name: list[str] = typer.Option([], "--scheduler-name", metavar="NAME",
                                              help="A Volcano scheduler name (repeatable; default: volcano)."),
     privileged: PrivilegedPolicy = typer.Option(PrivilegedPolicy.ERROR, "--privileged",
                                                 help="Severity of VGP016 on existing pods."),
-    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
-    fail_on: FailOn = typer.Option(FailOn.ERROR, "--fail-on", help="Lowest severity that makes the exit code 1."),
+    output: OutputFormat = output_option(),
+    fail_on: FailOn = fail_on_option(),
 ) -> None:
     """Check GPU/NPU sharing end to end: versions, scheduler config, device config, plugins, nodes, pods."""
-    try:
-        version = parse_version(volcano_version) if volcano_version else None
-    except VersionError as exc:
-        raise UsageError(f"--volcano-version: {exc}") from None
+    version = read_volcano_version(volcano_version)
     if node:
         report = _node_report(snapshot, device_config, root, version)
         _emit(report, output, expand, fail_on)
-    loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version)
-    unreadable = _unreadable([p.subject for p in loaded.problems])
-    if {"nodes", "pods"} <= unreadable and "configmaps" in unreadable:
-        typer.echo("vgpuctl: could not read the cluster: " + "; ".join(p.message for p in loaded.problems[:3]),
-                   err=True)
-        raise typer.Exit(int(ExitStatus.INCOMPLETE))
-    report = diagnose(
-        loaded.snapshot,
-        now=datetime.now(timezone.utc),
-        volcano_version=version,
-        source=loaded.source,
-        unreadable=unreadable,
-        read_problems=tuple(loaded.problems),
-        scheduler_names=tuple(scheduler_name) or spec.DEFAULT_SCHEDULER_NAMES,
-        privileged_severity=Severity(privileged.value),
-        pre=pre,
-    )
-    _emit(report, output, expand, fail_on)
+    # The collector stays off for the whole command, not only the load: the checks and the report make
+    # hundreds of thousands of objects (benchmarks/doctor_scale.py).
+    with gc_paused():
+        loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version)
+        unreadable = _unreadable([p.subject for p in loaded.problems])
+        if {"nodes", "pods"} <= unreadable and "configmaps" in unreadable:
+            typer.echo("vgpuctl: could not read the cluster: " + "; ".join(p.message for p in loaded.problems[:3]),
+                       err=True)
+            raise typer.Exit(int(ExitStatus.INCOMPLETE))
+        report = diagnose(
+            loaded.snapshot,
+            now=datetime.now(timezone.utc),
+            volcano_version=version,
+            source=loaded.source,
+            unreadable=unreadable,
+            read_problems=tuple(loaded.problems),
+            scheduler_names=tuple(scheduler_name) or spec.DEFAULT_SCHEDULER_NAMES,
+            privileged_severity=Severity(privileged.value),
+            pre=pre,
+        )
+        _emit(report, output, expand, fail_on)
 
 
 def _node_report(snapshot: str | None, device_config: str | None, root: str, version: Version | None) -> DoctorReport:
-    from vgpuctl.host import collect
+    from vgpuctl.node_probe import collect
     from vgpuctl.snapshotfile import load_snapshot
 
     cluster = build_snapshot([])

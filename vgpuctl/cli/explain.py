@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from vgpuctl.cli.env import guarded, make_console, stdout
+from vgpuctl.cli.options import output_option
 from vgpuctl.core.catalogue import CATALOGUE, lookup
 from vgpuctl.core.catalogue.evidence import Evidence, evidence
 from vgpuctl.errors import UsageError
@@ -22,7 +23,7 @@ EPILOG = """[bold]Examples[/bold]
 def explain_command(
     code: str | None = typer.Argument(None, metavar="CODE", help="A finding code, e.g. VGP005."),
     list_codes: bool = typer.Option(False, "--list", help="List every code with its severity and title."),
-    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
+    output: OutputFormat = output_option(),
 ) -> None:
     """Explain a finding code: what is checked, what Volcano does, and how to fix it."""
     out = stdout()

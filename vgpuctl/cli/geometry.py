@@ -11,6 +11,7 @@ import enum
 import typer
 
 from vgpuctl.cli.env import guarded, make_console, stderr, stdout
+from vgpuctl.cli.options import FailOnAny, fail_on_option, output_option, read_volcano_version, volcano_version_option
 from vgpuctl.core import spec
 from vgpuctl.core.deviceconfig import DeviceConfig, default_device_config, parse_device_config
 from vgpuctl.core.findings import ExitStatus, Severity
@@ -25,7 +26,7 @@ from vgpuctl.core.geometry.export import (
 from vgpuctl.core.geometry.merge import Prefer, merge_payloads
 from vgpuctl.core.geometry.report import GeometryReport, LocatedFinding, sort_findings
 from vgpuctl.core.geometry.validate import form_for, validate_source
-from vgpuctl.core.versions import NEWEST_VOLCANO, Version, VersionError, parse_version
+from vgpuctl.core.versions import NEWEST_VOLCANO, Version
 from vgpuctl.render import OutputFormat, dump, to_json
 from vgpuctl.render.geometry import (
     render_device_config,
@@ -35,12 +36,6 @@ from vgpuctl.render.geometry import (
     render_merge_summary,
 )
 from vgpuctl.sources import UsageError, read_text
-
-
-class FailOn(str, enum.Enum):
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
 
 
 class DocumentFormat(str, enum.Enum):
@@ -70,12 +65,9 @@ VERSION_HELP = "Volcano version the cluster runs, e.g. v1.15.1 (default: the new
 
 
 def _version(text: str | None) -> tuple[Version, bool]:
-    if not text:
-        return NEWEST_VOLCANO, True
-    try:
-        return parse_version(text), False
-    except VersionError as exc:
-        raise UsageError(f"--volcano-version: {exc}") from None
+    """The version to judge for, and whether it was assumed (none given: the newest)."""
+    version = read_volcano_version(text)
+    return (NEWEST_VOLCANO, True) if version is None else (version, False)
 
 
 def _assumed_notice(version: Version) -> None:
@@ -132,9 +124,9 @@ def _model(src: DeviceConfigSource) -> DeviceConfig:
 @guarded
 def validate_command(
     files: list[str] = typer.Argument(..., metavar="FILE...", help="ConfigMap manifests or payloads, or - for stdin."),
-    volcano_version: str | None = typer.Option(None, "--volcano-version", metavar="V", help=VERSION_HELP),
-    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
-    fail_on: FailOn = typer.Option(FailOn.ERROR, "--fail-on", help="Lowest severity that makes the exit code 1."),
+    volcano_version: str | None = volcano_version_option(help=VERSION_HELP),
+    output: OutputFormat = output_option(),
+    fail_on: FailOnAny = fail_on_option(default=FailOnAny.ERROR),
 ) -> None:
     """Report every VGM finding the device config itself shows (VGM001–VGM011), with JSON paths and lines."""
     version, assumed = _version(volcano_version)
@@ -155,7 +147,7 @@ def validate_command(
 @guarded
 def show_command(
     file: str = typer.Argument(..., metavar="FILE", help="ConfigMap manifest or payload, or - for stdin."),
-    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
+    output: OutputFormat = output_option(),
 ) -> None:
     """Table the config as Volcano reads it: models → groups → instances, chips → templates."""
     src = read_one(file)
@@ -171,9 +163,8 @@ def show_command(
 @guarded
 def export_command(
     file: str = typer.Argument(..., metavar="FILE", help="ConfigMap manifest or payload, or - for stdin."),
-    volcano_version: str | None = typer.Option(
-        None, "--volcano-version", metavar="V", help="Rewrite vnpus in the form this Volcano version reads."),
-    output: DocumentFormat = typer.Option(DocumentFormat.YAML, "-o", "--output", help="Output format."),
+    volcano_version: str | None = volcano_version_option(help="Rewrite vnpus in the form this Volcano version reads."),
+    output: DocumentFormat = output_option(DocumentFormat.YAML),
 ) -> None:
     """Print the normalised document (same wrapper as the input): what Volcano reads, in upstream key order."""
     src = read_one(file)
@@ -200,7 +191,7 @@ def explain_command(
     count: int = typer.Option(1, "--count", min=1, metavar="N", help="Ascend devices requested (template mode)."),
     config_file: str | None = typer.Option(None, "--config", metavar="FILE",
                                            help="Device ConfigMap or payload (default: Volcano's built-in defaults)."),
-    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
+    output: OutputFormat = output_option(),
 ) -> None:
     """Say which MIG slice or vNPU template a request gets and why; exit 1 when Volcano never places it
     (or, for an Ascend request over memoryCapacity, places it on the smallest template instead)."""
@@ -231,12 +222,12 @@ def explain_command(
 def merge_command(
     vgpu: str = typer.Option(..., "--vgpu", metavar="FILE", help="The vGPU plugin's device config (nvidia:)."),
     vnpu: str = typer.Option(..., "--vnpu", metavar="FILE", help="The Ascend plugin's device config (vnpus:)."),
-    volcano_version: str | None = typer.Option(None, "--volcano-version", metavar="V", help=VERSION_HELP),
+    volcano_version: str | None = volcano_version_option(help=VERSION_HELP),
     name: str = typer.Option(spec.DEVICE_CONFIGMAP, "--name", metavar="N", help="Name of the merged ConfigMap."),
     namespace: str = typer.Option(spec.DEVICE_CONFIGMAP_NAMESPACE, "--namespace", metavar="NS",
                                   help="Namespace of the merged ConfigMap."),
     prefer: Prefer | None = typer.Option(None, "--prefer", help="Which input wins a conflict (still reported)."),
-    output: DocumentFormat = typer.Option(DocumentFormat.YAML, "-o", "--output", help="Output format."),
+    output: DocumentFormat = output_option(DocumentFormat.YAML),
 ) -> None:
     """Merge the vGPU and vNPU device configs into the one ConfigMap Volcano reads; stdout is the ConfigMap."""
     if vgpu == "-" and vnpu == "-":

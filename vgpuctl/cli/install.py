@@ -25,18 +25,16 @@ import typer
 
 from vgpuctl.cli.env import fail, guarded, make_console, stdout
 from vgpuctl.cli.kubeopts import cluster_errors, connect, context_option, kubeconfig_option
-from vgpuctl.cli.lint import FailOn
+from vgpuctl.cli.options import FailOn, fail_on_option, output_option, read_volcano_version, volcano_version_option
 from vgpuctl.core.cluster import ClusterSnapshot, build_snapshot
 from vgpuctl.core.doctor import diagnose
 from vgpuctl.core.doctor.framework import Category
 from vgpuctl.core.doctor.report import DoctorReport
 from vgpuctl.core.findings import ExitStatus, Severity
-from vgpuctl.core.install import ClusterState, InstallError, InstallOptions, Mode, Plan
 from vgpuctl.core.install.aftercheck import after_uninstall
-from vgpuctl.core.install.modes import fatal_combination
-from vgpuctl.core.install.plan import Ref, owned, ref_of, replan_scheduler
+from vgpuctl.core.install.modes import InstallError, Mode, fatal_combination, parse_nodes
+from vgpuctl.core.install.plan import ClusterState, InstallOptions, Plan, Ref, owned, ref_of, replan_scheduler
 from vgpuctl.core.install.removal import replan_scheduler_uninstall
-from vgpuctl.core.install.selector import parse_nodes
 from vgpuctl.core.install.webhook import (
     CA_KEY,
     CERT_KEY,
@@ -51,7 +49,7 @@ from vgpuctl.core.install.webhook import (
     retired_refs,
     webhook_refs,
 )
-from vgpuctl.core.versions import Version, VersionError, parse_version
+from vgpuctl.core.versions import Version
 from vgpuctl.render import OutputFormat, dump
 from vgpuctl.render.doctor import render_doctor
 from vgpuctl.render.install import install_report, render_outcome, render_plan
@@ -76,6 +74,7 @@ AFTER_CATEGORIES = (Category.SCHEDULER_CONFIG, Category.DEVICE_CONFIG, Category.
 #: Renew the webhook's certificates when either expires within this (the doctor's VGK006 threshold).
 RENEW_BEFORE = timedelta(days=30)
 CLOCK_SKEW = timedelta(minutes=5)
+AFTER_FAIL_ON_HELP = "Lowest severity of the checks after applying that makes the exit code 1."
 
 
 _IMAGE_TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")  # the OCI distribution spec's tag grammar
@@ -286,8 +285,8 @@ def install_command(
     mode: list[Mode] = typer.Option(..., "--mode", metavar="MODE",
                                     help=f"Device family to turn on (repeatable): {', '.join(m.value for m in Mode)}."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan and a diff per object; write nothing."),
-    volcano_version: str | None = typer.Option(None, "--volcano-version", metavar="V",
-                                               help="Override the Volcano version read from the vc-scheduler image."),
+    volcano_version: str | None = volcano_version_option(
+        help="Override the Volcano version read from the vc-scheduler image."),
     device_plugin_version: list[str] = typer.Option(
         [], "--device-plugin-version", metavar="[MODE=]V",
         help="Device plugin image tag (default: the one matching the Volcano version); MODE= for one plugin."),
@@ -312,9 +311,8 @@ def install_command(
                                              help="With --webhook: the webhook's image (default: the packaged one)."),
     webhook_timeout: float = typer.Option(180.0, "--webhook-timeout", metavar="SECONDS", min=0,
                                           help="With --webhook: how long to wait for the webhook's pods to be ready."),
-    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
-    fail_on: FailOn = typer.Option(FailOn.ERROR, "--fail-on",
-                                   help="Lowest severity of the checks after applying that makes the exit code 1."),
+    output: OutputFormat = output_option(),
+    fail_on: FailOn = fail_on_option(help=AFTER_FAIL_ON_HELP),
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
 ) -> None:
@@ -329,12 +327,10 @@ def install_command(
         raise UsageError("--webhook-image needs --webhook")
     if not webhook and cluster_aware:
         raise UsageError("--cluster-aware needs --webhook")
+    version = read_volcano_version(volcano_version)
     try:
-        version = parse_version(volcano_version) if volcano_version else None
         if nodes is not None:
             parse_nodes(nodes)
-    except VersionError as exc:
-        raise UsageError(f"--volcano-version: {exc}") from None
     except InstallError as exc:
         raise UsageError(str(exc)) from None
     options = InstallOptions(modes, version, _plugin_versions(device_plugin_version, modes), nodes, policy, weight,
@@ -373,9 +369,8 @@ def install_command(
 def uninstall_command(
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan and a diff per object; write nothing."),
     no_restart: bool = typer.Option(False, "--no-restart", help="Do not restart the scheduler afterwards."),
-    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
-    fail_on: FailOn = typer.Option(FailOn.ERROR, "--fail-on",
-                                   help="Lowest severity of the checks after applying that makes the exit code 1."),
+    output: OutputFormat = output_option(),
+    fail_on: FailOn = fail_on_option(help=AFTER_FAIL_ON_HELP),
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
 ) -> None:

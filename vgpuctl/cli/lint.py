@@ -8,19 +8,22 @@ from dataclasses import replace
 import typer
 
 from vgpuctl.cli.env import guarded, make_console, stderr, stdout
+from vgpuctl.cli.options import (
+    FailOn,
+    fail_on_option,
+    output_option,
+    read_volcano_version,
+    snapshot_option,
+    volcano_version_option,
+)
 from vgpuctl.core import spec
 from vgpuctl.core.facts import BUILTIN_DEVICE_CONFIG_SUMMARY, ClusterFacts
 from vgpuctl.core.findings import Severity
 from vgpuctl.core.lintreport import lint
-from vgpuctl.core.versions import Version, VersionError, parse_version
+from vgpuctl.core.versions import Version
 from vgpuctl.render import OutputFormat, dump
 from vgpuctl.render.lint import render_lint
 from vgpuctl.sources import UsageError, load_device_config, read_manifests
-
-
-class FailOn(str, enum.Enum):
-    ERROR = "error"
-    WARNING = "warning"
 
 
 class PrivilegedPolicy(str, enum.Enum):
@@ -41,21 +44,19 @@ EPILOG = """[bold]Examples[/bold]
 def lint_command(
     paths: list[str] = typer.Argument(..., metavar="PATH...",
                                       help="Files, directories (recursive) or - for stdin."),
-    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
-    snapshot: str | None = typer.Option(
-        None, "--snapshot", metavar="FILE",
+    output: OutputFormat = output_option(),
+    snapshot: str | None = snapshot_option(
         help="A cluster snapshot (kubectl get nodes,pods,configmaps,daemonsets,deployments -A -o yaml): "
         "enables the cluster-aware rules (GPU counts, memories, types, UUIDs, NPU capacities)."),
     device_config: str | None = typer.Option(
         None, "--device-config", metavar="FILE",
         help="Device ConfigMap or device-config.yaml payload (default: the snapshot's, else Volcano's built-in "
         "config, said on stderr)."),
-    volcano_version: str | None = typer.Option(
-        None, "--volcano-version", metavar="V", help="Volcano version the cluster runs, e.g. v1.15.1."),
+    volcano_version: str | None = volcano_version_option(),
     scheduler_name: list[str] = typer.Option(
         [], "--scheduler-name", metavar="NAME",
         help="A Volcano scheduler name (repeatable; default: volcano)."),
-    fail_on: FailOn = typer.Option(FailOn.ERROR, "--fail-on", help="Lowest severity that makes the exit code 1."),
+    fail_on: FailOn = fail_on_option(),
     privileged: PrivilegedPolicy = typer.Option(
         PrivilegedPolicy.ERROR, "--privileged", help="Severity of VGP016 (privileged container with a device)."),
     no_defaults: bool = typer.Option(
@@ -63,10 +64,7 @@ def lint_command(
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Table output: hide objects without findings."),
 ) -> None:
     """Check Pods, Volcano Jobs and workload pod templates for GPU/NPU sharing mistakes."""
-    try:
-        version = parse_version(volcano_version) if volcano_version else None
-    except VersionError as exc:
-        raise UsageError(f"--volcano-version: {exc}") from None
+    version = read_volcano_version(volcano_version)
     names = tuple(scheduler_name) or spec.DEFAULT_SCHEDULER_NAMES
     config = load_device_config(device_config) if device_config else None
     if snapshot:
@@ -95,7 +93,7 @@ def lint_command(
 
 def _snapshot_facts(path: str, version: Version | None, names: tuple[str, ...], privileged: Severity) -> ClusterFacts:
     from vgpuctl.core.cluster import build_snapshot
-    from vgpuctl.core.cluster.facts import facts_from_snapshot
+    from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
     from vgpuctl.snapshotfile import load_snapshot
 
     data = load_snapshot(path)

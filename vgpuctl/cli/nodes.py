@@ -11,15 +11,22 @@ from vgpuctl.cli.clustersource import load_cluster
 from vgpuctl.cli.doctor import _unreadable as unreadable_resources  # the doctor's reading of VGK001 subjects
 from vgpuctl.cli.env import guarded, make_console, stdout
 from vgpuctl.cli.kubeopts import context_option, kubeconfig_option
-from vgpuctl.cli.lint import FailOn
+from vgpuctl.cli.options import (
+    FailOn,
+    fail_on_option,
+    output_option,
+    read_volcano_version,
+    snapshot_option,
+    volcano_version_option,
+)
 from vgpuctl.core.cluster.report import NodeReport, select_nodes
 from vgpuctl.core.doctor import judge_nodes
 from vgpuctl.core.findings import ExitStatus, Severity
 from vgpuctl.core.selector import SelectorError, parse_selector
 from vgpuctl.core.spec import Family
-from vgpuctl.core.versions import VersionError, parse_version
 from vgpuctl.render import OutputFormat, dump
 from vgpuctl.render.nodes import render_nodes
+from vgpuctl.snapshotfile import gc_paused
 from vgpuctl.sources import UsageError
 
 EPILOG = """[bold]Examples[/bold]
@@ -33,50 +40,52 @@ EPILOG = """[bold]Examples[/bold]
 @guarded
 def nodes_command(
     names: list[str] = typer.Argument(None, metavar="[NAME]...", help="Only these nodes."),
-    snapshot: str | None = typer.Option(None, "--snapshot", metavar="FILE",
-                                        help="Read a snapshot file (kubectl get … -o yaml) instead of the cluster."),
+    snapshot: str | None = snapshot_option(help="Read a snapshot file (kubectl get … -o yaml) instead of the cluster."),
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
     family: list[Family] = typer.Option([], "--family", help="Only nodes with this device family (repeatable)."),
     selector: str | None = typer.Option(None, "-l", "--selector", metavar="SELECTOR",
                                         help="Label selector, e.g. gpu=on,zone!=b or 'zone in (a,b)'."),
-    volcano_version: str | None = typer.Option(None, "--volcano-version", metavar="V",
-                                               help="Volcano version (decides the register format rules)."),
-    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
-    fail_on: FailOn = typer.Option(FailOn.ERROR, "--fail-on", help="Lowest severity that makes the exit code 1."),
+    volcano_version: str | None = volcano_version_option(help="Volcano version (decides the register format rules)."),
+    output: OutputFormat = output_option(),
+    fail_on: FailOn = fail_on_option(),
 ) -> None:
     """Show every GPU/NPU device per node: memory, cores, slots, pods, health and mode."""
     try:
         requirements = parse_selector(selector) if selector else None
-        version = parse_version(volcano_version) if volcano_version else None
-    except (SelectorError, VersionError) as exc:
+    except SelectorError as exc:
         raise UsageError(str(exc)) from None
-    loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version)
-    wanted = frozenset(names or ())
-    # The doctor's node checks, once: each node shows the doctor's verdict on it. A node check judges each
-    # node on its own (with the cluster-wide objects), so named nodes are judged alone, without decoding the
-    # rest; otherwise every node is, and a flagged node without devices is listed too.
-    scope = replace(loaded.snapshot, nodes=[n for n in loaded.snapshot.nodes if n.name in wanted]) \
-        if wanted else loaded.snapshot
-    verdicts = judge_nodes(scope, now=datetime.now(timezone.utc), volcano_version=version, source=loaded.source,
-                           unreadable=unreadable_resources([p.subject for p in loaded.problems]),
-                           read_problems=tuple(loaded.problems))
-    chosen, missing = select_nodes(loaded.snapshot, names=tuple(names or ()), families=tuple(family),
-                                   selector=requirements, flagged=verdicts.findings.keys())
-    if missing:
-        raise UsageError(f"no such node: {', '.join(missing)}")
-    for note in verdicts.notes:  # what the verdicts assume, said as `doctor` says it
-        typer.echo(f"vgpuctl: {note}", err=True)
-    for broken in verdicts.broken_checks:
-        typer.echo(f"vgpuctl: doctor check {broken.check.id} ({broken.check.code}): {broken.reason}", err=True)
-    report = NodeReport(chosen, loaded.source, [*loaded.problems, *loaded.snapshot.findings], verdicts.findings)
-    out = stdout()
-    if output is OutputFormat.TABLE:
-        render_nodes(report, make_console(out))
-    else:
-        out.write(dump(report.to_dict(), output))
-    status = report.report.exit_status(Severity(fail_on.value))
-    raise typer.Exit(int(max(status, ExitStatus.FINDINGS) if verdicts.broken_checks else status))
+    version = read_volcano_version(volcano_version)
+    # The collector stays off for the whole command, not only the load: the model, the verdicts and the
+    # report are hundreds of thousands of new objects, and with it on, collections walking them were a
+    # fifth of the time (benchmarks/nodes_scale.py).
+    with gc_paused():
+        loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version)
+        wanted = frozenset(names or ())
+        # The doctor's node checks, once: each node shows the doctor's verdict on it. A node check judges each
+        # node on its own (with the cluster-wide objects), so named nodes are judged alone, without decoding the
+        # rest; otherwise every node is, and a flagged node without devices is listed too.
+        scope = replace(loaded.snapshot, nodes=[n for n in loaded.snapshot.nodes if n.name in wanted]) \
+            if wanted else loaded.snapshot
+        verdicts = judge_nodes(scope, now=datetime.now(timezone.utc), volcano_version=version, source=loaded.source,
+                               unreadable=unreadable_resources([p.subject for p in loaded.problems]),
+                               read_problems=tuple(loaded.problems))
+        chosen, missing = select_nodes(loaded.snapshot, names=tuple(names or ()), families=tuple(family),
+                                       selector=requirements, flagged=verdicts.findings.keys())
+        if missing:
+            raise UsageError(f"no such node: {', '.join(missing)}")
+        for note in verdicts.notes:  # what the verdicts assume, said as `doctor` says it
+            typer.echo(f"vgpuctl: {note}", err=True)
+        for broken in verdicts.broken_checks:
+            typer.echo(f"vgpuctl: doctor check {broken.check.id} ({broken.check.code}): {broken.reason}", err=True)
+        report = NodeReport(chosen, loaded.source, [*loaded.problems, *loaded.snapshot.findings], verdicts.findings)
+        out = stdout()
+        if output is OutputFormat.TABLE:
+            render_nodes(report, make_console(out))
+        else:
+            out.write(dump(report.to_dict(), output))
+        status = report.report.exit_status(Severity(fail_on.value))
+        raise typer.Exit(int(max(status, ExitStatus.FINDINGS) if verdicts.broken_checks else status))
 
 
 def register(app: typer.Typer) -> None:

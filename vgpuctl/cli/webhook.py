@@ -19,6 +19,7 @@ import typer
 
 from vgpuctl.cli.env import fail, guarded, stdout
 from vgpuctl.cli.kubeopts import cluster_errors, context_option, kubeconfig_option
+from vgpuctl.cli.options import volcano_version_option
 from vgpuctl.core.findings import ExitStatus
 from vgpuctl.errors import EXTRA_MODULES, MissingExtra
 from vgpuctl.sources import UsageError
@@ -82,8 +83,7 @@ def serve_command(
     threads: int = typer.Option(4, "--threads", metavar="N", min=1, help="Threads per worker."),
     scheduler_name: list[str] = typer.Option(
         [], "--scheduler-name", metavar="NAME", help="A Volcano scheduler name (repeatable; default: volcano)."),
-    volcano_version: str | None = typer.Option(
-        None, "--volcano-version", metavar="V", help="Volcano version the cluster runs, e.g. v1.15.1."),
+    volcano_version: str | None = volcano_version_option(),
     privileged: PrivilegedPolicy | None = typer.Option(
         None, "--privileged", help="Severity of VGP016 (privileged container with a device); default error."),
     max_body_bytes: int | None = typer.Option(

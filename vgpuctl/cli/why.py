@@ -11,10 +11,10 @@ import typer
 from vgpuctl.cli.clustersource import load_cluster
 from vgpuctl.cli.env import guarded, make_console, stdout
 from vgpuctl.cli.kubeopts import context_option, kubeconfig_option
+from vgpuctl.cli.options import output_option, read_volcano_version, snapshot_option, volcano_version_option
 from vgpuctl.core.findings import ExitStatus
 from vgpuctl.core.podrules.targets import pod_targets
-from vgpuctl.core.versions import VersionError, parse_version
-from vgpuctl.core.why import explain_in_snapshot
+from vgpuctl.core.why.simulate import explain_in_snapshot
 from vgpuctl.core.why.whatif import explain_what_if
 from vgpuctl.render import OutputFormat, dump
 from vgpuctl.render.why import render_why
@@ -39,21 +39,16 @@ def why_command(
                                          help="Namespace of POD (default: default)."),
     file: str | None = typer.Option(None, "-f", "--filename", metavar="FILE",
                                     help="What-if: a pod (or workload) manifest not yet created; - for stdin."),
-    snapshot: str | None = typer.Option(None, "--snapshot", metavar="FILE",
-                                        help="Read a snapshot file (kubectl get … -o yaml) instead of the cluster."),
+    snapshot: str | None = snapshot_option(help="Read a snapshot file (kubectl get … -o yaml) instead of the cluster."),
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
-    volcano_version: str | None = typer.Option(None, "--volcano-version", metavar="V",
-                                               help="Volcano version (decides which checks exist)."),
-    output: OutputFormat = typer.Option(OutputFormat.TABLE, "-o", "--output", help="Output format."),
+    volcano_version: str | None = volcano_version_option(help="Volcano version (decides which checks exist)."),
+    output: OutputFormat = output_option(),
 ) -> None:
     """Say why a pod is Pending (per node, grouped by reason, with the numbers) and where it would land."""
     if (pod is None) == (file is None):
         raise UsageError("give exactly one of POD or -f FILE")
-    try:
-        version = parse_version(volcano_version) if volcano_version else None
-    except VersionError as exc:
-        raise UsageError(str(exc)) from None
+    version = read_volcano_version(volcano_version)
     source: Mapping[str, Any] | None = None
     manifest: Mapping[str, Any] | None = None
     if file is not None:

@@ -21,10 +21,10 @@ from typing import Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.cluster import NodeState, build_snapshot
-from vgpuctl.core.cluster.facts import NodeFacts, combine, node_facts
+from vgpuctl.core.cluster.rule_facts import NodeFacts, combine, node_facts
 from vgpuctl.core.deviceconfig import DeviceConfig, default_device_config
 from vgpuctl.core.facts import ClusterFacts
-from vgpuctl.core.schedconf import DeviceshareArgs
+from vgpuctl.core.scheduler_config import DeviceshareArgs
 from vgpuctl.core.versions import Version
 from vgpuctl.core.why.anyfit import FitIndex, NodeSummary, build_index, summarize
 from vgpuctl.core.why.env import WhyEnv

@@ -127,13 +127,6 @@ class DeviceConfig:
     vnpus_form: VnpusForm = VnpusForm.ABSENT
     hami_vnpu_core: bool = False
 
-    def vnpu_for_resource(self, resource: str) -> VnpuConfig | None:
-        """The `vnpus` entry declaring `resource` as its count, memory or core resource."""
-        for vnpu in self.vnpus:
-            if resource in (vnpu.resource_name, vnpu.resource_memory_name, vnpu.core_resource_name):
-                return vnpu
-        return None
-
 
 @dataclass(frozen=True, slots=True)
 class ConfigProblem:

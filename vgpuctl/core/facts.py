@@ -189,15 +189,6 @@ class ClusterFacts:
         result: int | None = self.memo[key]
         return result
 
-    def ascend_max_count(self, common_word: str) -> int | None:
-        if self.ascend_nodes is None:
-            return None
-        key = ("ascend-max-count", common_word)
-        if key not in self.memo:
-            self.memo[key] = max(
-                (sum(1 for d in n.devices if d.common_word == common_word) for n in self.ascend_nodes), default=0)
-        result: int | None = self.memo[key]
-        return result
 
     @cached_property
     def hami_vnpu_core_node_count(self) -> int | None:

@@ -61,9 +61,7 @@ VNPU_MODE_HAMI_CORE: Final = "hami-core"
 
 # --- Pod annotations written by the scheduler (never by users) ------------------------------------
 ANN_VGPU_IDS_NEW: Final = "volcano.sh/vgpu-ids-new"
-ANN_DEVICES_TO_ALLOCATE: Final = "volcano.sh/devices-to-allocate"
 ANN_VGPU_NODE: Final = "volcano.sh/vgpu-node"
-ANN_VGPU_TIME: Final = "volcano.sh/vgpu-time"
 ANN_BIND_PHASE: Final = "volcano.sh/bind-phase"
 ANN_BIND_TIME: Final = "volcano.sh/bind-time"
 ANN_NPU_CORE: Final = "huawei.com/npu-core"

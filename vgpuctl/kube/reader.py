@@ -27,11 +27,11 @@ from kubernetes.client.exceptions import ApiException
 from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.findings import Finding, Severity
-from vgpuctl.core.schedconf import SchedulerConfError, deviceshare_args, parse_scheduler_conf
+from vgpuctl.core.scheduler_config import SchedulerConfError, deviceshare_args, parse_scheduler_conf
 from vgpuctl.kube.errors import ClusterUnreachable, transport_message
 from vgpuctl.snapshotfile import SnapshotData
 
-__all__ = ["WANTED_CONFIGMAPS", "ClusterUnreachable", "LiveRead", "read_cluster", "transport_message"]
+__all__ = ["WANTED_CONFIGMAPS", "LiveRead", "read_cluster"]
 
 Progress = Callable[[str, int], None]
 Timeout = float | tuple[float, float]

@@ -28,7 +28,8 @@ import urllib3
 from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
-from vgpuctl.kube.reader import RawClient, ReadError, status_message, transport_message
+from vgpuctl.kube.errors import transport_message
+from vgpuctl.kube.reader import RawClient, ReadError, status_message
 
 log = logging.getLogger("vgpuctl.webhook.watch")
 
@@ -119,10 +120,6 @@ class ClusterWatch:
             thread.join(timeout)
         if self._api is not None:
             self._api.close()  # type: ignore[no-untyped-call]
-
-    @property
-    def stopped(self) -> bool:
-        return self._stop.is_set()
 
     # ---- one resource -----------------------------------------------------------------------------
     def _client(self) -> RawClient:

@@ -27,8 +27,8 @@ from kubernetes.client.exceptions import ApiException
 
 from vgpuctl.core import spec
 from vgpuctl.core.doctor.components import image_parts
-from vgpuctl.core.install import ClusterState, Method, Mode, Plan, Ref, Step, refs_to_read
-from vgpuctl.core.install.plan import SCHEDULER_CM, Action
+from vgpuctl.core.install.modes import Mode
+from vgpuctl.core.install.plan import SCHEDULER_CM, Action, ClusterState, Method, Plan, Ref, Step, refs_to_read
 from vgpuctl.core.install.webhook import conditions_text, rollout
 from vgpuctl.kube.errors import ClusterUnreachable, Timeout, one_line, transport_message
 
@@ -178,7 +178,6 @@ class ApplyResult:
     failed: Step | None = None
     error: str = ""
     not_applied: list[Step] = field(default_factory=list)
-    conflicts: int = 0
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -228,7 +227,6 @@ def _replace_scheduler(api: _Api, step: Step, replan: Replan | None, result: App
                     raise WriteError(f"{exc} (still conflicting after {attempt} re-reads: someone else keeps "
                                      "changing it; rerun later)", 409) from None
                 raise
-            result.conflicts += 1
             current = api.get(step.ref)
             if current is None:
                 raise WriteError(f"{step.ref} disappeared while vgpuctl was changing it") from None

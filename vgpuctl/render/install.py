@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from vgpuctl.core.doctor.report import API_VERSION, DoctorReport
-from vgpuctl.core.install import Action, Plan, Step
+from vgpuctl.core.install.plan import Action, Plan, Step
 from vgpuctl.render.style import plural
 
 MARKS = {Action.CREATE: ("+", "green"), Action.UPDATE: ("~", "yellow"), Action.DELETE: ("-", "red"),

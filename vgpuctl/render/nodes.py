@@ -14,8 +14,6 @@ from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.render.style import SEVERITY_MARK, SEVERITY_STYLE, plural
 
 BAR = 10
-#: The figure columns: a bar, then `used/total`. At any width the figures stay whole; the bars go first.
-FIGURES = ("MEMORY (MiB)", "CORES", "SLOTS")
 #: Columns that may wrap (folding a long name over lines) when the table is too wide, like `kubectl get`, in
 #: the order they start to: the pods first, the mode (short, and read at a glance) last.
 NAMES = ("PODS", "TYPE", "DEVICE", "MODE")

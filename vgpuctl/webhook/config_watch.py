@@ -68,10 +68,6 @@ class DeviceConfigWatcher:
     def state(self) -> ConfigState:
         return self._state
 
-    @property
-    def ever_loaded(self) -> bool:
-        return self._state.config is not None
-
     def current(self) -> DeviceConfig | None:
         """The config to judge with now; looks for a new file version if the interval has passed."""
         if self._clock() >= self._next_check:

@@ -33,34 +33,6 @@ OPERATIONS: tuple[Operation, ...] = ("CREATE", "UPDATE", "DELETE", "CONNECT")
 Endpoint = Literal["mutate", "validate"]
 
 
-class GroupVersionKind(TypedDict):
-    group: str
-    version: str
-    kind: str
-
-
-class RequestPayload(TypedDict, total=False):
-    uid: str
-    kind: GroupVersionKind
-    resource: dict[str, str]
-    subResource: str
-    requestKind: GroupVersionKind
-    namespace: str
-    name: str
-    operation: Operation
-    userInfo: dict[str, Any]
-    object: dict[str, Any] | None
-    oldObject: dict[str, Any] | None
-    dryRun: bool
-    options: dict[str, Any] | None
-
-
-class RequestReview(TypedDict):
-    apiVersion: Literal["admission.k8s.io/v1"]
-    kind: Literal["AdmissionReview"]
-    request: RequestPayload
-
-
 class Status(TypedDict, total=False):
     code: int
     message: str

@@ -26,7 +26,8 @@ from typing import Any
 from flask import Flask
 from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
-from vgpuctl.webhook.app import create_app, flush_review_lines, write_review_lines_to
+from vgpuctl.webhook.admission import flush_review_lines, write_review_lines_to
+from vgpuctl.webhook.app import create_app
 from vgpuctl.webhook.certs import self_signed_pair
 from vgpuctl.webhook.settings import Settings
 from vgpuctl.webhook.tls import ReloadingContext

@@ -23,7 +23,7 @@ import pytest
 from tests.unit.doctor.cluster_builders import DEVICESHARE_ASCEND_HAMI, ds_status, scheduler
 from tests.unit.doctor.conftest import cluster, doctor, found, pod, scheduler_cm, workload
 from tests.unit.doctor.nodes_builders import ascend_node
-from vgpuctl.core.install import InstallError, Mode
+from vgpuctl.core.install.modes import InstallError, Mode
 from vgpuctl.core.install.plugins import choose_version
 from vgpuctl.core.versions import (
     LockRelease,

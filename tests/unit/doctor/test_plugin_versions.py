@@ -8,7 +8,7 @@ import pytest
 from tests.unit.doctor.cluster_builders import ds_status, scheduler
 from tests.unit.doctor.conftest import DEVICESHARE_VGPU, cluster, doctor, found, scheduler_cm, workload
 from vgpuctl.core.findings import Severity
-from vgpuctl.core.install import InstallError, Mode
+from vgpuctl.core.install.modes import InstallError, Mode
 from vgpuctl.core.install.plugins import choose_version
 from vgpuctl.core.versions import parse_version
 

@@ -59,7 +59,9 @@ def test_configmap_input_stays_a_configmap_with_a_block_payload() -> None:
     text = dump_yaml(document)
     assert "  device-config.yaml: |\n    nvidia:\n" in text
     assert parse_device_config(yaml.safe_load(yaml.safe_load(text)["data"]["device-config.yaml"])).config == config
-    assert dump_yaml(configmap({}, "n", "ns")) == dump_yaml(configmap({}, "n", "ns"))
+    # Without labels or annotations the metadata is the name and namespace alone; an empty payload is a block too.
+    assert dump_yaml(configmap({}, "n", "ns")) == ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: n\n"
+                                                  "  namespace: ns\ndata:\n  device-config.yaml: |\n    {}\n")
 
 
 @given(strategies.payload())

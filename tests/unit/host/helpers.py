@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from vgpuctl.core.host import CommandResult, Outcome
 from vgpuctl.core.host.npu_smi import INFO_ARGS
 from vgpuctl.core.host.nvidia_smi import LEGACY_QUERY_ARGS, MIG_PROFILES_ARGS, QUERY_ARGS
+from vgpuctl.core.host.observed import CommandResult, Outcome
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "host"
 

@@ -19,8 +19,8 @@ from vgpuctl.core.deviceconfig import DeviceConfig, parse_device_config, payload
 from vgpuctl.core.doctor.framework import REGISTRY, Category, CheckResult, DoctorContext, Status, run_checks
 from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.findings import Finding, Severity
-from vgpuctl.core.host import HostFacts
-from vgpuctl.host import collect
+from vgpuctl.core.host.observed import HostFacts
+from vgpuctl.node_probe import collect
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=timezone.utc)

@@ -19,8 +19,9 @@ from tests.unit.host.helpers import (
     ok,
     timeout,
 )
-from vgpuctl.core.host import MigMode, Outcome
-from vgpuctl.host import collect, subprocess_runner
+from vgpuctl.core.host.nvidia_smi import MigMode
+from vgpuctl.core.host.observed import Outcome
+from vgpuctl.node_probe import collect, subprocess_runner
 
 
 def test_mig_node_on_containerd_with_nvidia_default(tmp_path: Path) -> None:

@@ -13,11 +13,11 @@ from kubernetes_validate import utils as kv_utils
 
 from vgpuctl.core import spec
 from vgpuctl.core.geometry.validate import validate_payload
-from vgpuctl.core.install import ClusterState, InstallError, InstallOptions, Mode, Ref, plan
 from vgpuctl.core.install.devconf import plan_device_config, plan_device_config_removal
-from vgpuctl.core.install.plan import SCHEDULER_CM, Method
+from vgpuctl.core.install.modes import InstallError, Mode
+from vgpuctl.core.install.modes import parse_nodes as parse_selector
+from vgpuctl.core.install.plan import SCHEDULER_CM, ClusterState, InstallOptions, Method, Ref, plan
 from vgpuctl.core.install.plugins import choose_version, render_ascend, render_vgpu
-from vgpuctl.core.install.selector import parse_nodes as parse_selector
 from vgpuctl.core.versions import Version
 
 OLDEST = (1, 28)

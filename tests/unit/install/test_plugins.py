@@ -14,8 +14,17 @@ from kubernetes_validate import utils as kv_utils
 
 from vgpuctl.core import spec
 from vgpuctl.core.doctor.checks.cluster import preset_virtual_device
-from vgpuctl.core.install import ClusterState, InstallError, InstallOptions, Mode, Ref, plan
-from vgpuctl.core.install.plan import SCHEDULER_CM, Method, ref_of, refs_to_read
+from vgpuctl.core.install.modes import InstallError, Mode
+from vgpuctl.core.install.plan import (
+    SCHEDULER_CM,
+    ClusterState,
+    InstallOptions,
+    Method,
+    Ref,
+    plan,
+    ref_of,
+    refs_to_read,
+)
 from vgpuctl.core.install.plugins import (
     GPUSHARE_IMAGE,
     MINDCLUSTER_DAEMONSET,

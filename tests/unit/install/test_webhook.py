@@ -13,8 +13,8 @@ import pytest
 from kubernetes_validate import utils as kv_utils
 
 from vgpuctl.core import spec
-from vgpuctl.core.install import Action, ClusterState, InstallError, InstallOptions, Method, Mode, Ref
-from vgpuctl.core.install.plan import SCHEDULER_CM, ref_of
+from vgpuctl.core.install.modes import InstallError, Mode
+from vgpuctl.core.install.plan import SCHEDULER_CM, Action, ClusterState, InstallOptions, Method, Ref, ref_of
 from vgpuctl.core.install.webhook import (
     TLS_HASH,
     WebhookOptions,
@@ -196,7 +196,7 @@ def test_install_plan_puts_the_webhook_after_everything_else() -> None:
 
 
 def test_install_plan_without_webhook_is_the_plain_plan() -> None:
-    from vgpuctl.core.install import plan
+    from vgpuctl.core.install.plan import plan
 
     state = scheduler_state()
     assert install_plan(state, InstallOptions((Mode.VGPU,)), None, now=NOW) == \
@@ -296,7 +296,7 @@ def test_uninstall_keeps_a_namespace_that_holds_someone_elses_objects() -> None:
 
 
 def test_uninstall_without_a_webhook_is_the_plain_removal() -> None:
-    from vgpuctl.core.install import plan_removal
+    from vgpuctl.core.install.removal import plan_removal
 
     state = scheduler_state()
     assert removal_plan(state, MANIFESTS, now=NOW) == plan_removal(state, now=NOW)

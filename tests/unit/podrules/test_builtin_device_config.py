@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from vgpuctl.core.cluster import build_snapshot
-from vgpuctl.core.cluster.facts import facts_from_snapshot
+from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
 from vgpuctl.core.deviceconfig import default_device_config
 from vgpuctl.core.facts import NO_FACTS, ClusterFacts
 from vgpuctl.core.podrules import review

@@ -7,7 +7,8 @@ from typing import Any
 import yaml
 
 from vgpuctl.core.cluster import ClusterSnapshot, build_snapshot
-from vgpuctl.core.why import WhyEnv, env_from_snapshot
+from vgpuctl.core.why.env import WhyEnv
+from vgpuctl.core.why.simulate import env_from_snapshot
 
 A100 = "NVIDIA-NVIDIA A100-PCIE-40GB"
 A100_GEOMETRY = {

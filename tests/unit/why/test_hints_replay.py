@@ -21,12 +21,12 @@ from hypothesis import strategies as st
 
 from tests.unit.why.builders import NVIDIA, device_config, pod, scheduler, vgpu_node
 from vgpuctl.core.cluster import build_snapshot
-from vgpuctl.core.cluster.facts import facts_from_snapshot
+from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
 from vgpuctl.core.podrules import review
-from vgpuctl.core.why import explain_in_snapshot, parse_pod, simulate_node
 from vgpuctl.core.why.env import WhyEnv
 from vgpuctl.core.why.model import WhyReport
-from vgpuctl.core.why.simulate import env_from_snapshot
+from vgpuctl.core.why.request import parse_pod
+from vgpuctl.core.why.simulate import env_from_snapshot, explain_in_snapshot, simulate_node
 
 A310P = {"commonWord": "Ascend310P", "chipName": "310P3", "resourceName": "huawei.com/Ascend310P",
          "resourceMemoryName": "huawei.com/Ascend310P-memory", "memoryAllocatable": 21527,

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 from tests.unit.why.builders import NVIDIA, VNPU_910B3, cluster, pod
-from vgpuctl.core.why import NodeVerdict, Reason, parse_pod, simulate_node
+from vgpuctl.core.why.model import NodeVerdict, Reason
+from vgpuctl.core.why.request import parse_pod
+from vgpuctl.core.why.simulate import simulate_node
 
 SHARE = {"deviceshare.GPUSharingEnable": True}
 NUMBER = {"deviceshare.GPUNumberEnable": True}

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from tests.unit.why.builders import cluster, gpu, vgpu_node, vgpu_pod
-from vgpuctl.core.cluster.facts import facts_from_snapshot
+from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
 from vgpuctl.core.findings import Severity
 from vgpuctl.core.podrules import review
-from vgpuctl.core.why import explain_in_snapshot
+from vgpuctl.core.why.simulate import explain_in_snapshot
 
 U0 = "GPU-00000000-0000-0000-0000-000000000000"
 

@@ -17,7 +17,8 @@ from typing import Any
 from tests.unit.why.builders import NVIDIA, cluster, gpu, pod, vgpu_node
 from vgpuctl.core.catalogue import lookup
 from vgpuctl.core.versions import Version
-from vgpuctl.core.why import Reason, explain_in_snapshot
+from vgpuctl.core.why.model import Reason
+from vgpuctl.core.why.simulate import explain_in_snapshot
 
 PCT = "volcano.sh/vgpu-memory-percentage"
 CONFIG = {"nvidia": {**NVIDIA, "resourceMemoryPercentageName": PCT}}

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 from tests.unit.why.builders import A100, NVIDIA, cluster, gpu, pod, vgpu_node, vgpu_pod
-from vgpuctl.core.why import NodeVerdict, Reason, explain, parse_pod, simulate_node
+from vgpuctl.core.why.model import NodeVerdict, Reason
+from vgpuctl.core.why.request import parse_pod
+from vgpuctl.core.why.simulate import explain, simulate_node
 
 U0, U1, U2 = (f"GPU-{i}{i}{i}{i}{i}{i}{i}{i}-0000-0000-0000-000000000000" for i in range(3))
 

@@ -1,8 +1,11 @@
-"""Codecs for every node and pod annotation of Volcano device sharing (SPEC §1, V§4–7, H§2, H§4–5).
+"""Codecs for every node and pod annotation of Volcano device sharing (docs/volcano.md#vocabulary,
+docs/vgpu.md#nvidia-vgpu … docs/ascend.md#mindcluster, docs/device-plugins.md#vgpu-plugin,
+docs/device-plugins.md#ascend-plugin … docs/hami.md#hami-webhook-configuration).
 
 Pure functions: stdlib and `vgpuctl.core` only, no clock (lock staleness takes `now`). Every decoder
 accepts any object — `None` (annotation absent), non-strings, garbage — and never raises: it returns what
-it could read plus a tuple of `CodecProblem`s, each carrying the finding code (SPEC §2.8 and friends) and
+it could read plus a tuple of `CodecProblem`s, each carrying the finding code (docs/contracts.md#finding-families and
+friends) and
 a one-line message saying what is wrong and what Volcano does about it. Encoders reproduce the upstream
 format byte for byte (JSON as Go's `json.Marshal` writes it), so encode → decode round-trips.
 """

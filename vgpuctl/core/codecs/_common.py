@@ -18,7 +18,8 @@ from typing import Final
 
 @dataclass(frozen=True, slots=True)
 class CodecProblem:
-    """Something wrong with an annotation value, with the finding code it maps to (SPEC §2.8)."""
+    """Something wrong with an annotation value, with the finding code it maps to
+    (docs/contracts.md#finding-families)."""
 
     code: str
     message: str  # one line: what is wrong and what Volcano does about it

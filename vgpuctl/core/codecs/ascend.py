@@ -1,4 +1,5 @@
-"""Ascend HAMi-mode node annotations: the device register and the `hami-vnpu-core` flag (V§6.1, H§4.5).
+"""Ascend HAMi-mode node annotations: the device register and the `hami-vnpu-core` flag
+(docs/ascend.md#ascend-hami-keys, docs/device-plugins.md#ascend-plugin-annotations).
 
 Node side (written by the Ascend device plugin every 30 s, `internal/server/register.go`):
 

@@ -1,4 +1,5 @@
-"""Ascend pod allocations written by the scheduler (V§6.1, V§7.1, H§4.5, H§5.6).
+"""Ascend pod allocations written by the scheduler (docs/ascend.md#ascend-hami-keys, docs/ascend.md#mindcluster-pod,
+docs/device-plugins.md#ascend-plugin-annotations, docs/hami.md#hami-pod-annotations).
 
 - `hami.io/<CW>-devices-allocated` / `-devices-to-allocate` (`EncodePodSingleDevice`,
   `pkg/scheduler/api/devices/device_info.go`): per device `<id>,<CW>,<mem>,<cores>:`, and **every**

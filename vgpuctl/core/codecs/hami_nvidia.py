@@ -1,4 +1,4 @@
-"""HAMi's own NVIDIA register, `hami.io/node-nvidia-register` (H§5.5).
+"""HAMi's own NVIDIA register, `hami.io/node-nvidia-register` (docs/hami.md#hami-node-annotations).
 
 Seeing it on a Volcano cluster means HAMi's device plugin runs there (VGN012). Three encodings, by the
 HAMi version of the plugin that wrote it (`pkg/util/util.go` ≤ v2.6, `pkg/device/devices.go` after):

@@ -1,4 +1,6 @@
-"""Handshake annotations: `volcano.sh/node-vgpu-handshake`, `hami.io/node-handshake[-<CW>]` (V§4.2, H§4.5, H§5.5).
+"""Handshake annotations: `volcano.sh/node-vgpu-handshake`, `hami.io/node-handshake[-<CW>]`
+(docs/vgpu.md#vgpu-node-registration, docs/device-plugins.md#ascend-plugin-annotations,
+docs/hami.md#hami-node-annotations).
 
 Values:
 

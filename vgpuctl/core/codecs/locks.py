@@ -1,4 +1,5 @@
-"""Node lock annotations (V§4.8, H§5.5): who holds a node's allocation lock, and whether Volcano would break it.
+"""Node lock annotations (docs/vgpu.md#node-locks, docs/hami.md#hami-node-annotations): who holds a node's allocation
+lock, and whether Volcano would break it.
 
 With `deviceshare.NodeLockEnable`, Volcano's `nodelock.LockNode` (`pkg/scheduler/plugins/util/nodelock/`)
 sets the annotation `<lockName>` = `time.Now().Format(time.RFC3339)`. On the next allocation it parses the

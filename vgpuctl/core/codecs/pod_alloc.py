@@ -1,4 +1,5 @@
-"""NVIDIA pod allocations: `volcano.sh/vgpu-ids-new` (V§4.5, V§4.7, H§2.8) and gpushare `volcano.sh/gpu-index` (V§5).
+"""NVIDIA pod allocations: `volcano.sh/vgpu-ids-new` (docs/vgpu.md#vgpu-mig, docs/vgpu.md#vgpu-allocation,
+docs/device-plugins.md#vgpu-plugin-pod-annotations) and gpushare `volcano.sh/gpu-index` (docs/vgpu.md#gpushare).
 
 `vgpu-ids-new` (Volcano `encodePodDevices` / `decodePodDevices`, `nvidia/vgpu/utils.go`): per device
 `<id>,NVIDIA,<usedmem>,<usedcores>:`, containers joined with `;` and no trailing `;`; only containers that

@@ -1,4 +1,5 @@
-"""`volcano.sh/node-vgpu-register`: the GPUs a node offers to Volcano's vGPU path (V§4.2, H§2.7).
+"""`volcano.sh/node-vgpu-register`: the GPUs a node offers to Volcano's vGPU path (docs/vgpu.md#vgpu-node-registration,
+docs/device-plugins.md#vgpu-plugin-node-annotations).
 
 Format, written by the device plugin's `EncodeNodeDevices` and read by Volcano's `decodeNodeDevices`
 (`pkg/scheduler/api/devices/nvidia/vgpu/utils.go`): `<uuid>,<count>,<devmem>,<type>,<health>,<mode>:`

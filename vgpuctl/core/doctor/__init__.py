@@ -8,7 +8,7 @@ from typing import Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.cluster import ClusterSnapshot
-from vgpuctl.core.cluster.facts import facts_from_snapshot
+from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
 from vgpuctl.core.deviceconfig import DeviceConfig
 from vgpuctl.core.doctor import checks as _checks  # noqa: F401 - registers every check
 from vgpuctl.core.doctor.components import Component, components, kubernetes_version

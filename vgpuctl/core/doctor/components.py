@@ -1,7 +1,7 @@
 """What is installed: versions of Kubernetes, Volcano and the device plugins, read from the objects.
 
 Volcano's version comes from the `vc-scheduler` image tag, device plugins' from their DaemonSet images
-(SPEC §1 "Versions matter"); `--volcano-version` overrides, and when nothing says, the newest release
+(docs/volcano.md#vocabulary "Versions matter"); `--volcano-version` overrides, and when nothing says, the newest release
 is assumed and the report says so.
 """
 

@@ -70,13 +70,11 @@ def _differing(a: Any, b: Any) -> str:
 class _Merger:
     prefer: Prefer | None
     emitter: Emitter = field(default_factory=lambda: Emitter("merge", {}))
-    unresolved: int = 0
 
     def conflict(self, subject: str, what: str, vgpu: Any, vnpu: Any) -> Prefer:
         """Report a conflict; return the side whose value goes into the result."""
         differing = _differing(vgpu, vnpu)
         if self.prefer is None:
-            self.unresolved += 1
             self.emitter.emit("VGM014", ERROR, subject,
                               f"{what} differs between --vgpu and --vnpu (differing: {differing}); pass --prefer "
                               "vgpu|vnpu to choose, and make the other ConfigMap agree")

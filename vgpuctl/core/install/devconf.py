@@ -1,7 +1,7 @@
 """The device ConfigMap Volcano reads: create it, or add the missing section to the one that exists.
 
 A section an admin already has (`nvidia:`, `vnpus:`) is never replaced: install only adds a section that
-is absent, taking the device plugin's shipped default (`defaults.py`), through the geometry merge so the
+is absent, taking the device plugin's shipped default (`shipped_device_config.py`), through the geometry merge so the
 result has the `vnpus` form the Volcano version decodes (docs/volcano.md#device-config-schema). An existing `vnpus`
 keeps its form,
 unless it is the wrapper and this Volcano reads only the list — then Volcano would silently fall back
@@ -26,9 +26,9 @@ from vgpuctl.core import spec
 from vgpuctl.core.findings import Severity
 from vgpuctl.core.geometry.export import configmap_object as configmap
 from vgpuctl.core.geometry.merge import Prefer, merge_payloads
-from vgpuctl.core.install.defaults import default_nvidia, default_vnpus
 from vgpuctl.core.install.modes import InstallError, Mode
-from vgpuctl.core.install.schedconf import RECORD_ANNOTATION
+from vgpuctl.core.install.scheduler_edit import RECORD_ANNOTATION
+from vgpuctl.core.install.shipped_device_config import default_nvidia, default_vnpus
 from vgpuctl.core.versions import Version, accepts_vnpus_wrapper
 
 MANAGED_BY = "app.kubernetes.io/managed-by"

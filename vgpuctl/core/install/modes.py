@@ -12,11 +12,24 @@ import enum
 from collections.abc import Iterable
 
 from vgpuctl.core import spec
+from vgpuctl.core.selector import Selector, SelectorError, parse_selector
 from vgpuctl.core.versions import Version, has_ascend, has_device_config, has_deviceshare
 
 
 class InstallError(ValueError):
     """The install cannot be planned as asked (a fatal combination, a version without the feature, …)."""
+
+
+def parse_nodes(text: str) -> Selector:
+    """`--nodes SELECTOR` read by the shared label-selector parser (`core.selector`, as `nodes -l` reads it).
+
+    The same selector picks the nodes install labels and the node affinity of the device-plugin DaemonSets;
+    a selector that cannot be read is an `InstallError` naming the option.
+    """
+    try:
+        return parse_selector(text)
+    except SelectorError as exc:
+        raise InstallError(f"--nodes: {exc}") from None
 
 
 class Mode(str, enum.Enum):

@@ -33,7 +33,7 @@ from vgpuctl.core.install.devconf import (
     DeviceConfigEdit,
     plan_device_config,
 )
-from vgpuctl.core.install.modes import DEVICE_CONFIG_MODES, InstallError, Mode, check_modes
+from vgpuctl.core.install.modes import DEVICE_CONFIG_MODES, InstallError, Mode, check_modes, parse_nodes
 from vgpuctl.core.install.plugins import (
     ASCEND_NODE_LABEL,
     NAMESPACE,
@@ -41,7 +41,7 @@ from vgpuctl.core.install.plugins import (
     every_plugin_object,
     render_plugin,
 )
-from vgpuctl.core.install.schedconf import (
+from vgpuctl.core.install.scheduler_edit import (
     RECORD_ANNOTATION,
     SchedulerEdit,
     SchedulerOptions,
@@ -53,8 +53,8 @@ from vgpuctl.core.install.schedconf import (
     plan_install,
     registration_key,
 )
-from vgpuctl.core.install.selector import Selector, node_labels, parse_nodes
-from vgpuctl.core.schedconf import DeviceshareArgs
+from vgpuctl.core.scheduler_config import DeviceshareArgs
+from vgpuctl.core.selector import Selector, node_labels
 from vgpuctl.core.versions import NEWEST_VOLCANO, Version, VersionError, parse_version
 
 ADDED_LABELS = "vgpuctl.io/added-labels"

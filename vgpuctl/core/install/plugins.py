@@ -31,8 +31,8 @@ from typing import Any
 from vgpuctl.core import spec
 from vgpuctl.core.geometry.export import configmap_object as configmap
 from vgpuctl.core.install.devconf import MANAGED_BY, MANAGER
-from vgpuctl.core.install.modes import InstallError, Mode
-from vgpuctl.core.install.selector import Requirement, Selector, node_labels, parse_nodes
+from vgpuctl.core.install.modes import InstallError, Mode, parse_nodes
+from vgpuctl.core.selector import Requirement, Selector, node_labels
 from vgpuctl.core.versions import (
     PluginRole,
     Version,

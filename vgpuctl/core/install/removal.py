@@ -1,7 +1,7 @@
 """`vgpuctl uninstall` planned as data: take back what install changed, following install's own records.
 
 What install did is known from what it wrote, never from a label alone: the scheduler ConfigMap's edits
-from its record annotation (`vgpuctl.io/installed`, `schedconf`), the device ConfigMap from the same
+from its record annotation (`vgpuctl.io/installed`, `scheduler_edit.py`), the device ConfigMap from the same
 annotation on it (`devconf`: deleted when install created it, else only the sections it added), a backup
 from `vgpuctl.io/backup-of` (kept), and the device plugins' objects from their names — those install's
 manifests give them — together with install's label (an object of that name without it was there before
@@ -41,8 +41,8 @@ from vgpuctl.core.install.plan import (
     unified,
 )
 from vgpuctl.core.install.plugins import every_plugin_object
-from vgpuctl.core.install.schedconf import RECORD_ANNOTATION, parse_record, plan_uninstall
-from vgpuctl.core.install.selector import node_labels
+from vgpuctl.core.install.scheduler_edit import RECORD_ANNOTATION, parse_record, plan_uninstall
+from vgpuctl.core.selector import node_labels
 from vgpuctl.core.versions import NEWEST_VOLCANO
 
 

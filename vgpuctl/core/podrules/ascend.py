@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from vgpuctl.core import spec
-from vgpuctl.core.deviceconfig import trim_vnpu_memory
+from vgpuctl.core.deviceconfig import VnpuConfig, VnpuTrim, trim_vnpu_memory
 from vgpuctl.core.findings import Severity
 from vgpuctl.core.podrules.context import ContainerView, PodContext, show
 from vgpuctl.core.podrules.resources import AscendResource, ascend_resources, whole_number
@@ -78,71 +78,103 @@ def _runtime_class(ctx: PodContext) -> None:
 
 
 def _request(ctx: PodContext, c: ContainerView, group: list[AscendResource], hami_core: bool) -> None:
-    where, subject = ctx.container_where(c), ctx.container_subject(c)
+    """One container's request for one vNPU type: its count, memory and core resources, by the rules below."""
     by_role = {r.role: r for r in group}
+    count_res, memory_res, core_res = by_role.get("count"), by_role.get("memory"), by_role.get("core")
+    count, count_ok = _count(ctx, c, count_res)
+    memory, memory_ok = _memory(ctx, c, memory_res)
+    if core_res is not None:
+        _core(ctx, c, core_res.name, hami_core)
     vnpu = group[0].vnpu
-    count = memory = None
-    invalid = False  # a count or memory Volcano cannot read: VGH009 would describe the wrong request
-    if "count" in by_role:
-        name = by_role["count"].name
-        w = whole_number(c.get(name))
-        if w.value is None or w.value < 1:
-            invalid = True
-            ctx.emit("VGH007", ERROR, subject, f"{where}: {name} {w.problem or f'{w.value} is not ≥ 1'}")
-        else:
-            count = w.value
-    if "memory" in by_role:
-        name = by_role["memory"].name
-        raw = c.get(name)
-        w = whole_number(raw)
-        invalid = invalid or w.unit != "" or w.value is None or w.value <= 0
-        if w.unit:
-            ctx.emit("VGH007", ERROR, subject,
-                     f"{where}: {name} {show(raw)} carries a unit suffix; the value is plain MiB")
-        elif w.value is None or w.value <= 0:
-            ctx.emit("VGH007", ERROR, subject,
-                     f"{where}: {name} {w.problem or f'{w.value} is not a positive number of MiB'}")
-        else:
-            memory = w.value
-    if "core" in by_role:
-        name = by_role["core"].name
-        w = whole_number(c.get(name))
-        if hami_core:
-            if w.value is None or not 0 <= w.value <= 100:
-                ctx.emit("VGH005", ERROR, subject,
-                         f"{where}: {name} {w.problem or f'{w.value} is outside 0..100 (percent of one NPU)'}")
-        else:
-            ctx.emit("VGH006", ERROR, subject,
-                     f"{where}: {name} is only supported with {spec.ANN_VNPU_MODE}: hami-core; in template "
-                     "mode the template fixes the AI cores")
     cw = vnpu.common_word if vnpu else group[0].count_name.removeprefix("huawei.com/")
     if hami_core:
-        largest = ctx.facts.ascend_max_memory(cw)
-        if memory is not None and largest is not None and memory > largest:
-            ctx.emit("VGH005", ERROR, subject,
-                     f"{where}: {by_role['memory'].name}: {memory} MiB is more than any {cw} device has "
-                     f"({largest} MiB)")
+        _hami_core_memory(ctx, c, cw, memory_res, memory)
+    elif vnpu is not None:
+        # A count or memory Volcano cannot read (VGH007) makes VGH009 describe the wrong request; a core-only
+        # request is invisible to Volcano (VGH002, `defaults.py`).
+        described = count_ok and memory_ok and (count_res is not None or memory_res is not None)
+        _template(ctx, c, vnpu, cw, memory_res, count, memory, described)
+
+
+def _count(ctx: PodContext, c: ContainerView, res: AscendResource | None) -> tuple[int | None, bool]:
+    """VGH007: the count resource is a whole number ≥ 1. Returns the count and whether it was readable."""
+    if res is None:
+        return None, True
+    w = whole_number(c.get(res.name))
+    if w.value is None or w.value < 1:
+        ctx.emit_for(c, "VGH007", ERROR, f"{res.name} {w.problem or f'{w.value} is not ≥ 1'}")
+        return None, False
+    return w.value, True
+
+
+def _memory(ctx: PodContext, c: ContainerView, res: AscendResource | None) -> tuple[int | None, bool]:
+    """VGH007: the memory resource is a plain positive number of MiB (no unit suffix). Returns the memory
+    and whether it was readable."""
+    if res is None:
+        return None, True
+    raw = c.get(res.name)
+    w = whole_number(raw)
+    if w.unit:
+        ctx.emit_for(c, "VGH007", ERROR, f"{res.name} {show(raw)} carries a unit suffix; the value is plain MiB")
+    elif w.value is None or w.value <= 0:
+        ctx.emit_for(c, "VGH007", ERROR,
+                     f"{res.name} {w.problem or f'{w.value} is not a positive number of MiB'}")
+    else:
+        return w.value, True
+    return None, False
+
+
+def _core(ctx: PodContext, c: ContainerView, name: str, hami_core: bool) -> None:
+    """VGH005: in hami-core mode the core resource is a percent of one NPU, 0..100. VGH006: in template mode
+    it is not supported at all (the template fixes the AI cores)."""
+    if not hami_core:
+        ctx.emit_for(c, "VGH006", ERROR,
+                     f"{name} is only supported with {spec.ANN_VNPU_MODE}: hami-core; in template "
+                     "mode the template fixes the AI cores")
         return
-    if vnpu is None:
-        return
-    if memory is not None and memory > vnpu.memory_capacity:
-        ctx.emit("VGH003", ERROR, subject,
-                 f"{where}: {by_role['memory'].name}: {memory} MiB exceeds {cw} memoryCapacity "
-                 f"({vnpu.memory_capacity}); Volcano trims it to 0 and hands out the smallest template")
+    w = whole_number(c.get(name))
+    if w.value is None or not 0 <= w.value <= 100:
+        ctx.emit_for(c, "VGH005", ERROR,
+                     f"{name} {w.problem or f'{w.value} is outside 0..100 (percent of one NPU)'}")
+
+
+def _hami_core_memory(ctx: PodContext, c: ContainerView, cw: str, res: AscendResource | None,
+                      memory: int | None) -> None:
+    """VGH005: in hami-core mode the memory fits the largest device of that type on any node."""
+    largest = ctx.facts.ascend_max_memory(cw)
+    if res is not None and memory is not None and largest is not None and memory > largest:
+        ctx.emit_for(c, "VGH005", ERROR,
+                     f"{res.name}: {memory} MiB is more than any {cw} device has ({largest} MiB)")
+
+
+def _template(ctx: PodContext, c: ContainerView, vnpu: VnpuConfig, cw: str, res: AscendResource | None,
+              count: int | None, memory: int | None, described: bool) -> None:
+    """Template mode, in the order Volcano's trim reads the request: VGH003 (memory over the chip's
+    memoryCapacity), VGH004 (several devices with partial-card memory), else VGH009 (which template or
+    whole card the request becomes)."""
+    if res is not None and memory is not None and memory > vnpu.memory_capacity:
+        ctx.emit_for(c, "VGH003", ERROR,
+                     f"{res.name}: {memory} MiB exceeds {cw} memoryCapacity "
+                     f"({vnpu.memory_capacity}); Volcano trims it to 0 and hands out the smallest template")
         return
     trim = trim_vnpu_memory(vnpu, memory) if memory is not None else None
     if count is not None and count > 1 and trim is not None and trim.memory != vnpu.memory_allocatable:
         part = trim.template.name if trim.template else f"{trim.memory} MiB"
-        ctx.emit("VGH004", ERROR, subject,
-                 f"{where}: {count} × {cw} with {memory} MiB each; a partial card ({part}) is not allowed "
-                 "when requesting several devices (omit the memory for whole cards)")
+        ctx.emit_for(c, "VGH004", ERROR,
+                     f"{count} × {cw} with {memory} MiB each; a partial card ({part}) is not allowed "
+                     "when requesting several devices (omit the memory for whole cards)")
         return
-    if invalid or ("count" not in by_role and "memory" not in by_role):
-        return  # VGH007 already said why; a core-only request is invisible to Volcano (VGH002)
+    if described:
+        _placement(ctx, c, vnpu, cw, trim, count, memory)
+
+
+def _placement(ctx: PodContext, c: ContainerView, vnpu: VnpuConfig, cw: str, trim: VnpuTrim | None,
+               count: int | None, memory: int | None) -> None:
+    """VGH009: what the request becomes: whole cards, or the template the memory rounds up to."""
     if trim is None or trim.whole_card:
         n = count or 1
-        ctx.emit("VGH009", INFO, subject,
-                 f"{where}: {n} whole {cw} card{'s' if n > 1 else ''} ({vnpu.memory_allocatable} MiB each)")
+        ctx.emit_for(c, "VGH009", INFO,
+                     f"{n} whole {cw} card{'s' if n > 1 else ''} ({vnpu.memory_allocatable} MiB each)")
     elif trim.template is not None:
-        ctx.emit("VGH009", INFO, subject,
-                 f"{where}: {memory} MiB → template {trim.template.name} ({trim.template.memory} MiB) on {cw}")
+        ctx.emit_for(c, "VGH009", INFO,
+                     f"{memory} MiB → template {trim.template.name} ({trim.template.memory} MiB) on {cw}")

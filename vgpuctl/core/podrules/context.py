@@ -20,7 +20,7 @@ from vgpuctl.core.facts import ClusterFacts, volcano_device_config
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.memo import store
 from vgpuctl.core.patch import Pointer
-from vgpuctl.core.podrules.targets import PodTarget, as_list, as_mapping
+from vgpuctl.core.podrules.targets import PodTarget, as_mapping
 from vgpuctl.core.quantity import Quantity, QuantityError, parse_quantity
 
 CONTAINER_KINDS = ("containers", "initContainers", "ephemeralContainers")
@@ -365,5 +365,5 @@ def _resource_map(value: Any, names: ResourceNames) -> tuple[dict[str, Any], int
 
 
 __all__ = ["ABSENT", "ASCEND", "CONTAINER_KINDS", "DEVICE", "GPUSHARE", "NPU_CORE", "SCHEDULED", "VGPU", "VOLCANO",
-           "ContainerView", "PodContext", "ResourceNames", "as_list", "build_context", "names_for", "quantity",
+           "ContainerView", "PodContext", "ResourceNames", "build_context", "names_for", "quantity",
            "show"]

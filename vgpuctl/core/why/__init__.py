@@ -1,10 +1,7 @@
 """`why`: replay Volcano's device filters to say why a pod is Pending, and where it would land
-(docs/contracts.md#interfaces)."""
+(docs/contracts.md#interfaces).
 
-from vgpuctl.core.why.env import WhyEnv
-from vgpuctl.core.why.model import REASONS, DeviceChoice, NodeVerdict, Reason, UnfitGroup, WhyReport
-from vgpuctl.core.why.request import PodRequest, parse_pod
-from vgpuctl.core.why.simulate import env_from_snapshot, explain, explain_in_snapshot, simulate_node
-
-__all__ = ["REASONS", "DeviceChoice", "NodeVerdict", "PodRequest", "Reason", "UnfitGroup", "WhyEnv", "WhyReport",
-           "env_from_snapshot", "explain", "explain_in_snapshot", "parse_pod", "simulate_node"]
+`simulate.py` is the entry (`explain_in_snapshot`, `simulate_node`); `request.py` reads the pod, `env.py`
+the scheduler's settings, `model.py` holds the verdicts and reason keys; one module per device filter.
+Import names from the module that defines them.
+"""

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from vgpuctl.core.deviceconfig import DeviceConfig, default_device_config
-from vgpuctl.core.schedconf import DeviceshareArgs
+from vgpuctl.core.scheduler_config import DeviceshareArgs
 from vgpuctl.core.spec import DONE_POD_PHASES, Family
 from vgpuctl.core.versions import Version, has_gpu_uuid_filter, has_podgroup_policy, requires_six_field_register
 

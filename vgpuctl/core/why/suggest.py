@@ -234,4 +234,4 @@ def _gpushare(pod: PodRequest, reason: Reason | None, holders: list[str],
             yield (Edit(holders[0], spec.GPU_NUMBER, str(found)),), ""
 
 
-__all__ = ["Edit", "Suggestion", "apply_edits", "suggest"]
+__all__ = ["apply_edits", "suggest"]

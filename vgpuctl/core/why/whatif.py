@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from vgpuctl.core.cluster.facts import facts_from_snapshot
 from vgpuctl.core.cluster.model import ClusterSnapshot
+from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
 from vgpuctl.core.versions import Version
 from vgpuctl.core.why.gang import Verdicts, gang_report, place_one, with_booking, workload_of
 from vgpuctl.core.why.model import Placement, WhyReport

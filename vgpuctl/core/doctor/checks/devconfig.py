@@ -1,8 +1,10 @@
-"""Device config checks (`VGM`, SPEC §2.7): the ConfigMap Volcano really reads, judged the way Volcano reads it.
+"""Device config checks (`VGM`, docs/contracts.md#finding-families): the ConfigMap Volcano really reads, judged the way
+Volcano reads it.
 
 Volcano reads one ConfigMap (`deviceshare.KnownGeometriesCMName/Namespace`, default
 kube-system/volcano-vgpu-device-config, key `device-config.yaml`) once per process and falls back to its
-built-in defaults without a word (V§3.1). VGM002–VGM011 are the geometry validator's findings on that
+built-in defaults without a word (docs/volcano.md#device-config-loading). VGM002–VGM011 are the geometry validator's
+findings on that
 ConfigMap (`vgpuctl.core.geometry.validate`, one registered check per code), judged for the detected
 Volcano version and the families `deviceshare` enables; subjects are `configmap/<ns>/<name>:<json path>`.
 The rest needs the cluster: which ConfigMap exists (VGM001), which `vnpus` form the Ascend plugin and
@@ -49,10 +51,11 @@ KEY = spec.DEVICE_CONFIG_KEY
 WARNING = Severity.WARNING
 ASCEND_PLUGIN, HAMI = "ascend-device-plugin", "hami"
 # The first version of each reader whose `vnpus` field is the wrapper struct; older ones take only the list
-# and newer ones only the wrapper, and both exit on the other form (H§4.2).
+# and newer ones only the wrapper, and both exit on the other form (docs/device-plugins.md#vnpus-forms).
 WRAPPER_SINCE = {ASCEND_PLUGIN: (ASCEND_PLUGIN_WRAPPER_SINCE, "the Ascend device plugin"),
                  HAMI: (Version(2, 9, 0), "HAMi")}
-VGPU_PLUGIN_NAMESPACES = (spec.DEVICE_CONFIGMAP_NAMESPACE, spec.SCHEDULER_NAMESPACE)  # its lookup order (H§2.2)
+# The vGPU plugin's lookup order (docs/device-plugins.md#vgpu-plugin-device-config).
+VGPU_PLUGIN_NAMESPACES = (spec.DEVICE_CONFIGMAP_NAMESPACE, spec.SCHEDULER_NAMESPACE)
 CMKey = tuple[str, str]
 
 

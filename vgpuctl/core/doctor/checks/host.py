@@ -1,8 +1,10 @@
-"""Node-local checks (`doctor --node`, SPEC §2.8 VGN017 and VGN019), over the `HostFacts` in `ctx.host`.
+"""Node-local checks (`doctor --node`, docs/contracts.md#finding-families VGN017 and VGN019), over the `HostFacts` in
+`ctx.host`.
 
 They answer what the cluster view cannot: does the driver work and is it new enough, does the engine the
 kubelet uses start containers with NVIDIA's runtime by default (the vGPU plugin sets no runtimeClassName,
-H§2.11), and do MIG mode and the GPU's MIG profiles agree with `knownMigGeometries` (V§4.2, V§4.5). The
+docs/device-plugins.md#vgpu-plugin-prerequisites), and do MIG mode and the GPU's MIG profiles agree with
+`knownMigGeometries` (docs/vgpu.md#vgpu-node-registration, docs/vgpu.md#vgpu-mig). The
 geometry comes from the device config the doctor was given (`--device-config`, or a snapshot/live cluster);
 without one, geometry comparisons are skipped with an info finding, never guessed. The node's registered
 mode is known only when a snapshot or live cluster holding this node is also given.
@@ -17,14 +19,14 @@ from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.deviceconfig import NvidiaConfig
 from vgpuctl.core.doctor.framework import Category, DoctorContext, check
 from vgpuctl.core.findings import Finding, Severity
-from vgpuctl.core.host.facts import CommandResult, HostFacts, Outcome
 from vgpuctl.core.host.nvidia_smi import GpuInfo, MigMode, driver_major
+from vgpuctl.core.host.observed import CommandResult, HostFacts, Outcome
 
 CAT = Category.HOST
 NODE = ("node",)
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
-#: The vGPU device plugin needs a driver newer than this (H§2.11).
+#: The vGPU device plugin needs a driver newer than this (docs/device-plugins.md#vgpu-plugin-prerequisites).
 MAX_UNSUPPORTED_DRIVER = 440
 
 

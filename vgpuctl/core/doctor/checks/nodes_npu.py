@@ -1,4 +1,5 @@
-"""Node checks (`VGN`, SPEC §2.8), gpushare, Ascend and driver: capacities, registers and labels Volcano needs.
+"""Node checks (`VGN`, docs/contracts.md#finding-families), gpushare, Ascend and driver: capacities, registers and
+labels Volcano needs.
 
 Same conventions as `nodes` (subject `node/<name>`, no node name in messages, codec findings surfaced by
 the check of their code); imported by `nodes` so importing the checks package registers these as well.
@@ -34,7 +35,7 @@ from vgpuctl.core.versions import has_vnpu_hami_core
 ASCEND_PLUGIN_IMAGE = "ascend-device-plugin"
 DEFAULT_ASCEND_SELECTOR = {"ascend": "on"}
 MINDCLUSTER_LABELS = ("accelerator", "servertype", "node.kubernetes.io/npu.chip.name")
-CORES_PER_310P_CHIP = (8, 10)  # the built-in 310P node templates (V§7.2)
+CORES_PER_310P_CHIP = (8, 10)  # the built-in 310P node templates (docs/ascend.md#mindcluster-node)
 OLDEST_BAD_DRIVER = 440
 DRIVER_LABELS = ("nvidia.com/cuda.driver-version.full", "nvidia.com/cuda.driver.major",
                  "nvidia.com/cuda.driver-version.major")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +25,7 @@ import yaml
 
 from vgpuctl.core import spec
 from vgpuctl.core.install.modes import DEVICE_CONFIG_MODES, InstallError, Mode
-from vgpuctl.core.schedconf import DeviceshareArgs, PluginConf, deviceshare_args, get_bool, get_int
+from vgpuctl.core.scheduler_config import DeviceshareArgs, PluginConf, deviceshare_args, get_bool, get_int
 from vgpuctl.core.versions import Version, has_device_config
 
 RECORD_ANNOTATION = "vgpuctl.io/installed"
@@ -33,7 +33,6 @@ RECORD_VERSION = 1
 DEFAULT_WEIGHT = 10
 INIT_PARAMS = "init-params"
 PRESET_VIRTUAL_DEVICE = "presetVirtualDevice"
-POLICIES = ("binpack", "spread")
 
 Record = dict[str, Any]
 
@@ -361,18 +360,6 @@ def plan_uninstall(text: str, record: Record | None) -> SchedulerEdit:
         return SchedulerEdit(text, False, None, False, before, after, tuple(notes))
     return SchedulerEdit(dump_conf(conf), True, None, registration_key(before) != registration_key(after),
                          before, after, tuple(notes))
-
-
-def semantic(text: str) -> Any:
-    """The parsed content of a scheduler config (what "returns to its original content" compares)."""
-    return yaml.safe_load(text) if text.strip() else None
-
-
-def enabled_families(text: str) -> Iterable[spec.Family]:
-    try:
-        return args_of(load_conf(text)).families
-    except InstallError:
-        return frozenset()
 
 
 __all__ = ["RECORD_ANNOTATION", "SchedulerEdit", "SchedulerOptions", "dump_record",

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from vgpuctl.core import spec
 from vgpuctl.core.install.modes import InstallError, Mode, check_modes, fatal_combination
-from vgpuctl.core.install.schedconf import SchedulerOptions, args_of, load_conf, plan_install, plan_uninstall
-from vgpuctl.core.schedconf import deviceshare_args, parse_scheduler_conf
+from vgpuctl.core.install.scheduler_edit import SchedulerOptions, args_of, load_conf, plan_install, plan_uninstall
+from vgpuctl.core.scheduler_config import deviceshare_args, parse_scheduler_conf
 from vgpuctl.core.versions import Version
 
 V = Version(1, 15, 1)

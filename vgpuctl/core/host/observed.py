@@ -1,6 +1,6 @@
 """What `doctor --node` observed on the machine it runs on, as plain values.
 
-The adapter (`vgpuctl.host`) runs `nvidia-smi` / `npu-smi` and reads the container engines' config files;
+The adapter (`vgpuctl.node_probe`) runs `nvidia-smi` / `npu-smi` and reads the container engines' config files;
 everything it saw lands here, parsed by the pure modules next to this one. Nothing here raises: a command
 that is missing, fails or times out, and a file that cannot be read or parsed, becomes a `HostProblem`, so
 the host checks can say exactly what could not be verified instead of crashing or guessing.

@@ -1,4 +1,14 @@
-"""`collect`: observe one node (commands + config files) and return `HostFacts`. See the package docstring."""
+"""The node-local adapter for `doctor --node`: run the vendor tools, read the engine configs, build HostFacts.
+
+`collect` observes one node (commands + config files) and returns `HostFacts` (`vgpuctl.core.host.observed`).
+
+This is the only place that touches the machine. Commands go through an injected `Runner` (the real one
+wraps `subprocess.run` with a timeout; tests pass recorded outputs), and files are read under a `root`
+directory, so tests point it at a temporary tree and a privileged pod can point it at the host's `/`
+mounted elsewhere. `root` only moves the files: commands still run in the caller's mount namespace —
+wrap the runner (for example with `chroot`) if the tools live only on the host. Nothing here raises for a
+missing tool, a failing tool, an unreadable file or a garbage config: each becomes a `HostProblem`.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +20,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from vgpuctl.core.host import nvidia_smi, runtime
-from vgpuctl.core.host.facts import CommandResult, HostFacts, HostProblem, Outcome
 from vgpuctl.core.host.npu_smi import INFO_ARGS, NpuChip, parse_npu_info
+from vgpuctl.core.host.observed import CommandResult, HostFacts, HostProblem, Outcome
 from vgpuctl.core.host.runtime import ConfigDocument, RuntimeConfig
 
 #: Runs argv with a timeout in seconds; must never raise (a missing executable is `Outcome.MISSING`).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vgpuctl.core import spec
-from vgpuctl.core.schedconf import SchedulerConfError, deviceshare_args, get_bool, get_int, parse_scheduler_conf
+from vgpuctl.core.scheduler_config import SchedulerConfError, deviceshare_args, get_bool, get_int, parse_scheduler_conf
 
 CONF = """
 actions: "enqueue, allocate, backfill"

@@ -151,6 +151,7 @@ def main(commands: list[str] | None = None) -> None:
     parser.add_argument("--workdir", default=tempfile.gettempdir())
     args = parser.parse_args()
     workdir = Path(args.workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
     pod_file = workdir / "vgpuctl-issue17-why-pod.json"
     pod_file.write_text(json.dumps(WHY_POD))
     for command in args.commands:  # a first run of each writes its bytecode cache, and must print a report

@@ -28,7 +28,7 @@ from vgpuctl.core.why.anyfit import Outcome, first_fit
 from vgpuctl.core.why.request import parse_pod
 from vgpuctl.core.why.simulate import simulate_node
 from vgpuctl.snapshotfile import load_snapshot
-from vgpuctl.webhook.cluster import NO_ROOM_CODE, no_room_finding
+from vgpuctl.webhook.cluster_state import NO_ROOM_CODE, no_room_finding
 
 MIXED = Path(__file__).resolve().parents[1] / "fixtures" / "clusters" / "mixed.yaml"
 H100 = "NVIDIA-NVIDIA H100 80GB HBM3"

@@ -35,7 +35,7 @@ from vgpuctl.webhook.bodies import (
     json_response,
     read_body,
 )
-from vgpuctl.webhook.cluster import fits_now, no_room_finding
+from vgpuctl.webhook.cluster_state import fits_now, no_room_finding
 from vgpuctl.webhook.review import (
     ALLOW,
     AdmissionRequest,

@@ -40,7 +40,7 @@ class Settings:
     expiry_margin_days: int = DEFAULT_EXPIRY_MARGIN_DAYS
     # Watch nodes and bound pods: cluster-aware rules and the fits-now warning on /validate.
     cluster_aware: bool = False
-    # What starts that watch, given the app's cluster state (`webhook.cluster.WatchFactory`). The CLI
+    # What starts that watch, given the app's cluster state (`webhook.cluster_state.WatchFactory`). The CLI
     # passes one built on `vgpuctl.kube.watch` (the webhook package itself never imports the Kubernetes
     # client); tests pass one aimed at a local API server. None with `cluster_aware`: nothing ever syncs.
     cluster_watch: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)

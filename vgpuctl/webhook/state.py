@@ -11,7 +11,7 @@ from typing import Any
 from vgpuctl.core.clusterview import ClusterView
 from vgpuctl.core.deviceconfig import DeviceConfig
 from vgpuctl.core.facts import BUILTIN_DEVICE_CONFIG_SUMMARY, ClusterFacts
-from vgpuctl.webhook.cluster import ClusterState
+from vgpuctl.webhook.cluster_state import ClusterState
 from vgpuctl.webhook.config_watch import DeviceConfigWatcher
 from vgpuctl.webhook.metrics import WebhookMetrics
 from vgpuctl.webhook.settings import Settings

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Generic, TypeVar
 
-from vgpuctl.core.cluster.pods import PodIndex
+from vgpuctl.core.cluster.pod_index import PodIndex
 from vgpuctl.core.codecs.vgpu_register import decode_vgpu_register
 from vgpuctl.core.deviceconfig import DeviceConfig
 from vgpuctl.core.findings import Finding
@@ -225,7 +225,7 @@ class ClusterSnapshot:
 
     @cached_property
     def pod_index(self) -> PodIndex:
-        """The pods by annotation, image and namespace, made on first use (vgpuctl.core.cluster.pods)."""
+        """The pods by annotation, image and namespace, made on first use (vgpuctl.core.cluster.pod_index)."""
         return PodIndex(self.pods)
 
 

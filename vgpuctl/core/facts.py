@@ -22,7 +22,7 @@ from typing import Any
 from vgpuctl.core import spec
 from vgpuctl.core.deviceconfig import DeviceConfig, default_device_config
 from vgpuctl.core.findings import Severity
-from vgpuctl.core.versions import BRANCH_TAGS, Version, VersionError, parse_version
+from vgpuctl.core.versions import Version, ascend_plugin_ships_runtimeclass
 
 BUILTIN_DEVICE_CONFIG: DeviceConfig = default_device_config()
 """The config Volcano's scheduler runs on without a usable device ConfigMap (one shared, frozen value)."""
@@ -39,11 +39,6 @@ def volcano_device_config(given: DeviceConfig | None) -> DeviceConfig:
     return given if given is not None else BUILTIN_DEVICE_CONFIG
 
 
-#: The first ascend-device-plugin release that ships the `ascend` RuntimeClass (`ascend-runtimeclass.yaml`)
-#: and documents `runtimeClassName: ascend` as required on every Ascend pod (Project-HAMi/ascend-device-plugin
-#: tags v1.3.0 and v1.4.0 `docs/volcano.md`); its Allocate only sets ASCEND_VISIBLE_DEVICES
-#: (`internal/server/allocate.go`), and the Ascend container runtime mounts the devices from it.
-ASCEND_RUNTIMECLASS_SINCE = Version(1, 3, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +128,7 @@ class ClusterFacts:
         tags = self.ascend_plugin_tags
         if not tags:
             return None
-        verdicts = [_ships_runtimeclass(tag) for tag in tags]
+        verdicts = [ascend_plugin_ships_runtimeclass(tag) for tag in tags]
         if True in verdicts:
             return True
         return False if verdicts and all(v is False for v in verdicts) else None
@@ -195,15 +190,6 @@ class ClusterFacts:
         if self.ascend_nodes is None:
             return None
         return sum(1 for n in self.ascend_nodes if n.hami_vnpu_core)
-
-
-def _ships_runtimeclass(tag: str) -> bool | None:
-    if tag in BRANCH_TAGS:
-        return True  # a build from the default branch: the newest code
-    try:
-        return parse_version(tag).core >= ASCEND_RUNTIMECLASS_SINCE.core
-    except VersionError:
-        return None
 
 
 NO_FACTS = ClusterFacts()

@@ -246,6 +246,10 @@ VGPU_PLUGIN_SIX_FIELDS_SINCE = Version(1, 10, 0)
 VGPU_PLUGIN_HANDSHAKE_UNTIL = Version(1, 12, 0)
 #: The first ascend-device-plugin that reads the `vnpus` wrapper form, and only it (older ones: only the list).
 ASCEND_PLUGIN_WRAPPER_SINCE = Version(1, 3, 0)
+#: The first ascend-device-plugin shipping the `ascend` RuntimeClass (`ascend-runtimeclass.yaml`, commit 880b827)
+#: that its Ascend pods need: its Allocate only sets ASCEND_VISIBLE_DEVICES (`internal/server/allocate.go`) and
+#: its `docs/volcano.md` (v1.4.0) asks for `runtimeClassName: ascend` on every Ascend pod.
+ASCEND_PLUGIN_RUNTIMECLASS_SINCE = Version(1, 3, 0)
 #: ascend-device-plugin releases where its node-lock release changed (module docstring).
 ASCEND_PLUGIN_OWNER_CHECK_SINCE = Version(1, 1, 0)
 ASCEND_PLUGIN_ALWAYS_OWNER_CHECK_SINCE = Version(1, 3, 0)
@@ -301,6 +305,14 @@ def ascend_plugin_reads_wrapper(tag: str) -> bool | None:
     if version is None:
         return True if tag in BRANCH_TAGS else None
     return version.core >= ASCEND_PLUGIN_WRAPPER_SINCE.core
+
+
+def ascend_plugin_ships_runtimeclass(tag: str) -> bool | None:
+    """Whether an ascend-device-plugin tag ships (and its pods need) the `ascend` RuntimeClass; None: unknown."""
+    version = _tag_version(tag)
+    if version is None:
+        return True if tag in BRANCH_TAGS else None
+    return version.core >= ASCEND_PLUGIN_RUNTIMECLASS_SINCE.core
 
 
 class LockRelease(str, enum.Enum):

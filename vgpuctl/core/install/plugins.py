@@ -37,6 +37,7 @@ from vgpuctl.core.versions import (
     PluginRole,
     Version,
     VersionError,
+    ascend_plugin_ships_runtimeclass,
     parse_version,
     plugin_problem,
     recommended_plugin,
@@ -56,7 +57,6 @@ ASCEND_NODE_LABEL = ("ascend", "on")
 #: ascend-device-plugin's RuntimeClass (`ascend-runtimeclass.yaml`, added in v1.3.0, commit 880b827; the same
 #: in v1.4.0): its `docs/volcano.md` (v1.4.0) asks for `runtimeClassName: ascend` on every Ascend pod.
 ASCEND_RUNTIME_CLASS = "ascend"
-ASCEND_RUNTIME_CLASS_SINCE = Version(1, 3, 0)
 #: The upstream 310P manifest's names, so an existing upstream install is found (and kept, not duplicated).
 MINDCLUSTER_SERVICE_ACCOUNT = "ascend-device-plugin-sa-310p"
 MINDCLUSTER_ROLE = "pods-node-ascend-device-plugin-role-310p"
@@ -249,7 +249,8 @@ def render_ascend(version: str, device_configmap: str) -> list[dict[str, Any]]:
     ]
     node_config = configmap(spec.ASCEND_NODE_CONFIGMAP, NAMESPACE, {"node-config.yaml": "nodes: []\n"},
                             labels={MANAGED_BY: MANAGER, "app.kubernetes.io/component": "hami-scheduler"})
-    runtime = [ascend_runtime_class()] if ships_runtime_class(version) else []
+    # A tag that is no release may be any build: the class is harmless if unused.
+    runtime = [ascend_runtime_class()] if ascend_plugin_ships_runtimeclass(version) is not False else []
     return [node_config, *_rbac(ASCEND_NAME, rules), *runtime, daemonset]
 
 
@@ -258,15 +259,6 @@ def ascend_runtime_class() -> dict[str, Any]:
     handler `ascend`, the containerd/CRI-O runtime Ascend's ascend-docker-runtime installs on the nodes."""
     return {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": _meta(ASCEND_RUNTIME_CLASS, None),
             "handler": ASCEND_RUNTIME_CLASS}
-
-
-def ships_runtime_class(tag: str) -> bool:
-    """Whether ascend-device-plugin `tag` ships (and its pods need) the RuntimeClass: v1.3.0 and later, and
-    builds whose tag is no release (a branch build, or one we cannot date: the class is harmless if unused)."""
-    try:
-        return parse_version(tag).core >= ASCEND_RUNTIME_CLASS_SINCE.core
-    except VersionError:
-        return True
 
 
 def _rule(resource: str, *verbs: str) -> dict[str, Any]:

@@ -22,6 +22,12 @@ class LoadedCluster:
     source: str  # "live" | "snapshot"
     problems: list[Finding]
 
+    @property
+    def unreadable(self) -> frozenset[str]:
+        """The resources whose list failed (`list/pods`, `list/configmaps/kube-system` → `pods`, `configmaps`),
+        named as checks declare them in `reads`: `doctor` and `nodes` skip the same checks."""
+        return frozenset(p.subject.split("/")[1] for p in self.problems if p.subject.startswith("list/"))
+
 
 def load_cluster(snapshot_path: str | None, kubeconfig: str | None, context: str | None, *,
                  volcano_version: Version | None = None) -> LoadedCluster:

@@ -41,11 +41,6 @@ EPILOG = """[bold]Examples[/bold]
 """
 
 
-def _unreadable(subjects: list[str]) -> frozenset[str]:
-    """`list/pods`, `list/configmaps/kube-system` → the resource names checks declare in `reads`."""
-    return frozenset(s.split("/")[1] for s in subjects if s.startswith("list/") and s.count("/") >= 1)
-
-
 @guarded
 def doctor_command(
     snapshot: str | None = snapshot_option(help="Check a snapshot file (kubectl get … -o yaml/json), not a cluster."),
@@ -77,7 +72,7 @@ def doctor_command(
     # hundreds of thousands of objects (benchmarks/doctor_scale.py).
     with gc_paused():
         loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version)
-        unreadable = _unreadable([p.subject for p in loaded.problems])
+        unreadable = loaded.unreadable
         if {"nodes", "pods"} <= unreadable and "configmaps" in unreadable:
             typer.echo("vgpuctl: could not read the cluster: " + "; ".join(p.message for p in loaded.problems[:3]),
                        err=True)

@@ -8,7 +8,6 @@ from datetime import datetime, timezone
 import typer
 
 from vgpuctl.cli.clustersource import load_cluster
-from vgpuctl.cli.doctor import _unreadable as unreadable_resources  # the doctor's reading of VGK001 subjects
 from vgpuctl.cli.env import guarded, make_console, stdout
 from vgpuctl.cli.kubeopts import context_option, kubeconfig_option
 from vgpuctl.cli.options import (
@@ -68,7 +67,7 @@ def nodes_command(
         scope = replace(loaded.snapshot, nodes=[n for n in loaded.snapshot.nodes if n.name in wanted]) \
             if wanted else loaded.snapshot
         verdicts = judge_nodes(scope, now=datetime.now(timezone.utc), volcano_version=version, source=loaded.source,
-                               unreadable=unreadable_resources([p.subject for p in loaded.problems]),
+                               unreadable=loaded.unreadable,
                                read_problems=tuple(loaded.problems))
         chosen, missing = select_nodes(loaded.snapshot, names=tuple(names or ()), families=tuple(family),
                                        selector=requirements, flagged=verdicts.findings.keys())

@@ -3,7 +3,8 @@
 - `well_formed_vgpu_allocations` lets the doctor's VGX002 check skip the codec: it may only do so for
   values on which `decode_vgpu_ids` reports no problem under either Volcano reading, with the same devices.
 - `ClusterSnapshot.pod_index` selects the pods the scanning checks used to find by walking all of them:
-  the same pods, in snapshot order, malformed ones included.
+  the same pods, in snapshot order, malformed ones included; the index `build_snapshot(index_pods=True)`
+  makes in its own pass is the one made on first use.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from hypothesis import example, given
 
 from tests.unit.test_cluster_build_fast import allocations
+from vgpuctl.core import spec
 from vgpuctl.core.cluster import build_snapshot
 from vgpuctl.core.cluster.build import well_formed_vgpu_allocations
 from vgpuctl.core.codecs import decode_vgpu_ids
@@ -67,3 +69,57 @@ def test_the_pod_index_selects_what_a_walk_over_all_pods_selects() -> None:
     assert names(index.running(lambda image: "vc-scheduler" in image, init=True)) == ["a", "c"]
     assert names(index.running(lambda image: "plugin" in image)) == ["b", "d", "e"]
     assert names(index.in_namespaces(["kube-system", "ns", "none"])) == ["a", "b", "c", "e", "f"]
+
+
+def _asks(pod: dict[str, Any], is_device: Any) -> bool:
+    """The plain walk VGX003's pre-filter was: a device resource in any container, or a device annotation or
+    label."""
+    meta = pod.get("metadata") if isinstance(pod.get("metadata"), dict) else {}
+    pod_spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+    for kind in ("containers", "initContainers", "ephemeralContainers"):
+        for c in pod_spec.get(kind) if isinstance(pod_spec.get(kind), list) else ():
+            res = c.get("resources") if isinstance(c, dict) else None
+            for field in ("limits", "requests"):
+                names = res.get(field) if isinstance(res, dict) else None
+                if isinstance(names, dict) and any(isinstance(n, str) and is_device(n) for n in names):
+                    return True
+    annotations, labels = meta.get("annotations"), meta.get("labels")
+    return (isinstance(annotations, dict) and not set(spec.DEVICE_POD_ANNOTATIONS).isdisjoint(annotations)) or \
+        (isinstance(labels, dict) and not set(spec.DEVICE_POD_LABELS).isdisjoint(labels))
+
+
+def _with_resources(name: str, *blocks: Any, kind: str = "containers", **meta: Any) -> dict[str, Any]:
+    return {"kind": "Pod", "metadata": {"name": name, "namespace": "ns", **meta},
+            "spec": {kind: [{"name": f"c{i}", "resources": b} for i, b in enumerate(blocks)]}}
+
+
+def test_the_pods_asking_for_devices_are_those_a_walk_finds_and_the_build_indexes_alike() -> None:
+    pods = [
+        _with_resources("cpu-only", {"limits": {"cpu": "1"}, "requests": {"memory": "1Gi"}}),
+        _with_resources("vgpu", {"limits": {"volcano.sh/vgpu-number": "1"}}),
+        _with_resources("custom", {"requests": {"nvidia.com/gpu": "1"}}, kind="initContainers"),
+        _with_resources("npu", {"limits": {"huawei.com/Ascend310P": "1"}}, kind="ephemeralContainers"),
+        _with_resources("twice", {"limits": {"volcano.sh/vgpu-number": "1"},
+                                  "requests": {"volcano.sh/vgpu-number": "1"}},
+                        annotations={spec.ANN_VGPU_MODE: "mig"}, labels={spec.LABEL_VNPU_LEVEL: "low"}),
+        _with_resources("annotated", {}, annotations={spec.ANN_VGPU_MODE: "hami-core"}),
+        _with_resources("labelled", {}, labels={spec.LABEL_VNPU_DVPP: "yes"}),
+        _with_resources("other-annotations", {}, annotations={"x": "1"}, labels={"app": "y"}),
+        _with_resources("bad-resources", "junk", {"limits": ["volcano.sh/vgpu-number"]}),
+        {"kind": "Pod", "metadata": "garbage", "spec": {"containers": "garbage"}},
+    ]
+    resources = frozenset({"nvidia.com/gpu"})
+
+    def is_device(name: str) -> bool:
+        return name.startswith(("volcano.sh/", "huawei.com/")) or name in resources
+
+    walked = [p["metadata"]["name"] for p in pods if _asks(p, is_device)]
+    assert walked == ["vgpu", "custom", "npu", "twice", "annotated", "labelled"]
+    lazy, built = build_snapshot(pods), build_snapshot(pods, index_pods=True)
+    assert built.pod_index_at_build is not None and lazy.pod_index_at_build is None
+    for snapshot in (lazy, built):
+        index = snapshot.pod_index
+        assert [p["metadata"]["name"] for p in index.asking_for_devices(is_device)] == walked
+        assert [p for p, _ in index.annotated] == [p for p, _ in lazy.pod_index.annotated]
+        assert index.running(lambda image: True) == lazy.pod_index.running(lambda image: True)
+        assert index.in_namespaces(["ns"]) == lazy.pod_index.in_namespaces(["ns"])

@@ -71,7 +71,7 @@ def doctor_command(
     # The collector stays off for the whole command, not only the load: the checks and the report make
     # hundreds of thousands of objects (benchmarks/doctor_scale.py).
     with gc_paused():
-        loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version)
+        loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version, index_pods=True)
         unreadable = loaded.unreadable
         if {"nodes", "pods"} <= unreadable and "configmaps" in unreadable:
             typer.echo("vgpuctl: could not read the cluster: " + "; ".join(p.message for p in loaded.problems[:3]),

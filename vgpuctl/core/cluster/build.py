@@ -24,6 +24,7 @@ from typing import Any, Final
 from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.cluster.model import ClusterSnapshot, DeviceState, NodeState, RegisterStatus
+from vgpuctl.core.cluster.pod_index import PodIndex
 from vgpuctl.core.codecs import (
     CodecProblem,
     MigSlot,
@@ -94,11 +95,13 @@ def build_snapshot(
     volcano_version: Version | None = None,
     device_config: DeviceConfig | None = None,
     kinds: frozenset[str] | None = None,
+    index_pods: bool = False,
 ) -> ClusterSnapshot:
     """The model of `objects`. The device config is the one the scheduler ConfigMap among them names,
     unless `device_config` is given (the cluster-aware webhook has its own and no ConfigMaps). `kinds` are
     the kinds the snapshot listed, when known: RuntimeClasses count as collected when it names them or
-    any is present."""
+    any is present. `index_pods` builds `ClusterSnapshot.pod_index` in the same pass over the pods (for the
+    commands that read it: otherwise it is made on first use, in a pass of its own)."""
     nodes: list[Mapping[str, Any]] = []
     pods: list[Mapping[str, Any]] = []
     configmaps: dict[tuple[str, str], Mapping[str, Any]] = {}
@@ -110,13 +113,16 @@ def build_snapshot(
     # (benchmarks/nodes_scale.py).
     bound: dict[str, list[Mapping[str, Any]]] = {}
     done = spec.DONE_POD_PHASES
+    index = PodIndex(pods) if index_pods else None
     for obj in objects:
         if not isinstance(obj, dict):
             continue
         kind = obj.get("kind")
         if kind == "Pod":
-            pods.append(obj)
             meta, pod_spec, status = obj.get("metadata"), obj.get("spec"), obj.get("status")
+            if index is not None:
+                index.add(len(pods), obj, meta, pod_spec)
+            pods.append(obj)
             if (isinstance(meta, dict) and meta.get("annotations") and isinstance(pod_spec, dict)
                     and isinstance(node_name := pod_spec.get("nodeName"), str)
                     and (not isinstance(status, dict) or status.get("phase") not in done)):
@@ -155,6 +161,7 @@ def build_snapshot(
         server_version=server_version, scheduler_conf=scheduler_conf, deviceshare=args,
         device_config=device_config, device_config_source=source, findings=findings,
         runtime_classes=runtime_classes if runtime_classes or "RuntimeClass" in (kinds or ()) else None,
+        pod_index_at_build=index,
     )
 
 

@@ -219,14 +219,16 @@ class ClusterSnapshot:
     findings: list[Finding] = field(default_factory=list)  # cluster-level problems met while building
     # None when the snapshot did not collect RuntimeClasses (a plain kubectl file): absence means nothing then
     runtime_classes: list[Mapping[str, Any]] | None = None
+    pod_index_at_build: PodIndex | None = field(default=None, repr=False, compare=False)  # `build_snapshot`'s
 
     def node(self, name: str) -> NodeState | None:
         return next((n for n in self.nodes if n.name == name), None)
 
     @cached_property
     def pod_index(self) -> PodIndex:
-        """The pods by annotation, image and namespace, made on first use (vgpuctl.core.cluster.pod_index)."""
-        return PodIndex(self.pods)
+        """The pods by annotation, image, namespace and resource (vgpuctl.core.cluster.pod_index): the one
+        `build_snapshot(index_pods=True)` made, else made on first use."""
+        return self.pod_index_at_build if self.pod_index_at_build is not None else PodIndex(self.pods)
 
 
 _EMPTY: Mapping[str, Any] = {}

@@ -2,11 +2,12 @@
 
 Kubernetes' published limit is 150,000 pods, and several doctor checks each look for a handful of them:
 the scheduler's pod (its version, its start time), the device plugin's pods (on which node, ready or not),
-the pods in the middle of an allocation. Each used to walk every pod; on issue 17's fleet those walks were
-a third of `doctor` (benchmarks/doctor_scale.py). The index walks them once, the first time a check asks,
-and keeps what those checks select on: the pods with annotations, and the pods by container image and by
-namespace, always in snapshot order. It selects, it never judges: every check still reads the pods it gets
-exactly as before, so its findings are the same.
+the pods in the middle of an allocation, the pods that ask for devices. Each used to walk every pod; on
+issue 17's fleet those walks were a third of `doctor` (benchmarks/doctor_scale.py). The index walks them
+once, the first time a check asks, and keeps what those checks select on: the pods with annotations, the
+pods by container image, by namespace and by the resource names their containers list, and the pods with a
+device annotation or label, always in snapshot order. It selects, it never judges: every check still reads
+the pods it gets exactly as before, so its findings are the same.
 """
 
 from __future__ import annotations
@@ -14,33 +15,69 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from vgpuctl.core import spec
+
+_DEVICE_ANNOTATIONS = frozenset(spec.DEVICE_POD_ANNOTATIONS)
+_DEVICE_LABELS = frozenset(spec.DEVICE_POD_LABELS)
+_CONTAINER_KINDS = ("containers", "initContainers", "ephemeralContainers")
+
 
 class PodIndex:
-    __slots__ = ("_by_image", "_by_init_image", "_by_namespace", "annotated", "pods")
+    __slots__ = ("_by_image", "_by_init_image", "_by_namespace", "_by_resource", "_device_marked", "annotated",
+                 "pods")
 
     def __init__(self, pods: Sequence[Mapping[str, Any]]) -> None:
+        """The index of `pods`; `build_snapshot` hands it the list it is filling and `add`s each pod as it
+        meets it, so a command that needs the index walks the pods once (benchmarks/doctor_scale.py)."""
         self.pods = pods
         # (pod, its annotations) for every pod with a non-empty annotations map, in snapshot order
         self.annotated: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = []
         self._by_image: dict[str, list[int]] = {}  # container image → positions of the pods running it
         self._by_init_image: dict[str, list[int]] = {}  # the same for init containers
         self._by_namespace: dict[str, list[int]] = {}
-        annotated, by_namespace = self.annotated, self._by_namespace
+        # resource name in any container's limits or requests → positions of the pods naming it
+        self._by_resource: dict[str, list[int]] = {}
+        self._device_marked: list[int] = []  # positions of the pods with a device annotation or label
         for i, pod in enumerate(pods):
-            meta = pod.get("metadata")
-            if isinstance(meta, dict):
-                annotations = meta.get("annotations")
-                if annotations and isinstance(annotations, dict):
-                    annotated.append((pod, annotations))
-                namespace = meta.get("namespace")
-                if isinstance(namespace, str):
-                    by_namespace.setdefault(namespace, []).append(i)
-            spec = pod.get("spec")
-            if isinstance(spec, dict):
-                _add_images(self._by_image, spec.get("containers"), i)
-                init = spec.get("initContainers")
-                if init:
-                    _add_images(self._by_init_image, init, i)
+            self.add(i, pod, pod.get("metadata"), pod.get("spec"))
+
+    def add(self, position: int, pod: Mapping[str, Any], meta: Any, pod_spec: Any) -> None:
+        """Index `pod` (its `metadata` and `spec` as the caller read them), at `position` in `pods`."""
+        if isinstance(meta, dict):
+            annotations = meta.get("annotations")
+            if annotations and isinstance(annotations, dict):
+                self.annotated.append((pod, annotations))
+                if not _DEVICE_ANNOTATIONS.isdisjoint(annotations):
+                    self._device_marked.append(position)
+            labels = meta.get("labels")
+            if labels and isinstance(labels, dict) and not _DEVICE_LABELS.isdisjoint(labels) and (
+                    not self._device_marked or self._device_marked[-1] != position):
+                self._device_marked.append(position)
+            namespace = meta.get("namespace")
+            if isinstance(namespace, str):
+                self._by_namespace.setdefault(namespace, []).append(position)
+        if isinstance(pod_spec, dict):
+            for kind in _CONTAINER_KINDS:
+                containers = pod_spec.get(kind)
+                if containers:
+                    self._add_containers(kind, containers, position)
+
+    def _add_containers(self, kind: str, containers: Any, position: int) -> None:
+        if not isinstance(containers, list):
+            return
+        if kind != "ephemeralContainers":
+            _add_images(self._by_image if kind == "containers" else self._by_init_image, containers, position)
+        by_resource = self._by_resource
+        for c in containers:
+            resources = c.get("resources") if isinstance(c, dict) else None
+            if not isinstance(resources, dict):
+                continue
+            for field in ("limits", "requests"):
+                names = resources.get(field)
+                if isinstance(names, dict):
+                    for name in names:
+                        if isinstance(name, str):
+                            by_resource.setdefault(name, []).append(position)
 
     def running(self, image_matches: Callable[[str], bool], *, init: bool = False) -> list[Mapping[str, Any]]:
         """The pods with a container whose `image` string matches (also an init container's, with `init`), in
@@ -53,6 +90,13 @@ class PodIndex:
     def in_namespaces(self, namespaces: Iterable[str]) -> list[Mapping[str, Any]]:
         """The pods whose `metadata.namespace` is one of these, in snapshot order."""
         return self._at([i for ns in set(namespaces) for i in self._by_namespace.get(ns, ())])
+
+    def asking_for_devices(self, is_device: Callable[[str], bool]) -> list[Mapping[str, Any]]:
+        """The pods with a container whose limits or requests name a resource `is_device` accepts, or with a
+        device annotation or label (`spec.DEVICE_POD_ANNOTATIONS`, `spec.DEVICE_POD_LABELS`), in snapshot
+        order."""
+        positions = [i for name, at in self._by_resource.items() if is_device(name) for i in at]
+        return self._at(positions + self._device_marked)
 
     def _at(self, positions: list[int]) -> list[Mapping[str, Any]]:
         pods = self.pods

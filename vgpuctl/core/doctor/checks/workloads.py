@@ -10,7 +10,6 @@ Messages keep pod names out (the pod is the subject) so the report groups a prob
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
 
@@ -141,7 +140,19 @@ def _allocation_findings(annotations: Mapping[str, Any], node: NodeState | None,
                                             "not have: Volcano books the usage on no chip")
 
 
-_ALLOCATION_KEYS = (spec.ANN_VGPU_NODE, spec.ANN_VGPU_IDS_NEW, spec.ANN_NPU_CORE)
+# A pod's annotation names, in its order → those of Ascend HAMi allocations. A fleet's pods repeat a few lists
+# of names, each looked through once, not per pod (benchmarks/doctor_scale.py).
+_ASCEND_ALLOCATED: dict[tuple[Any, ...], tuple[str, ...]] = {}
+
+
+def _ascend_allocated(names: tuple[Any, ...]) -> tuple[str, ...]:
+    found = _ASCEND_ALLOCATED.get(names)
+    if found is None:
+        found = tuple(k for k in names if isinstance(k, str) and k.startswith("hami.io/")
+                      and k.endswith(_ALLOCATED_SUFFIX))
+        if len(_ASCEND_ALLOCATED) < 4096:
+            _ASCEND_ALLOCATED[names] = found
+    return found
 
 
 @check("workloads.allocations", CAT, "VGX002", "Pod allocation annotations match the pod's node",
@@ -150,25 +161,35 @@ def allocations(ctx: DoctorContext) -> Iterator[Finding]:
     nodes = {n.name: n for n in ctx.snapshot.nodes}
     gpus: dict[str, set[str]] = {}  # node name → its GPU UUIDs, once per node (benchmarks/doctor_scale.py)
     skips = skips_malformed_vgpu_ids(ctx.volcano_version or NEWEST_VOLCANO)
+    done = spec.DONE_POD_PHASES
     for pod, marks in ctx.snapshot.pod_index.annotated:
-        if not any(k in marks for k in _ALLOCATION_KEYS) and \
-                not any(isinstance(k, str) and k.endswith(_ALLOCATED_SUFFIX) for k in marks):
+        ids, assigned = marks.get(spec.ANN_VGPU_IDS_NEW), marks.get(spec.ANN_VGPU_NODE)
+        ascend = _ascend_allocated(tuple(marks))
+        plain_vgpu = not ascend and spec.ANN_NPU_CORE not in marks
+        if ids is None and assigned is None and plain_vgpu:
             continue
-        if as_map(pod.get("status")).get("phase") in spec.DONE_POD_PHASES:
+        status = pod.get("status")
+        if isinstance(status, dict) and status.get("phase") in done:
             continue
-        subject = _pod_subject(pod["metadata"])
-        bound = as_map(pod.get("spec")).get("nodeName")
-        assigned = marks.get(spec.ANN_VGPU_NODE)
+        pod_spec = pod.get("spec")
+        bound = pod_spec.get("nodeName") if isinstance(pod_spec, dict) else None
         if isinstance(bound, str) and bound and assigned is not None and assigned != bound:
-            yield _f("VGX002", subject,
+            yield _f("VGX002", _pod_subject(pod["metadata"]),
                      f"{spec.ANN_VGPU_NODE} is {assigned!r} but the pod runs on node {bound}: the device plugin "
                      f"on {assigned!r} may hand this allocation to another pod")
         if not isinstance(bound, str) or not bound:
             continue  # not bound yet: nothing to compare the allocation with
         node = nodes.get(bound)
-        if bound not in gpus:
-            gpus[bound] = _node_devices(node, spec.Family.VGPU) if node is not None else set()
-        yield from _allocation_findings(marks, node, bound, subject, skips, gpus[bound])
+        node_gpus = gpus.get(bound)
+        if node_gpus is None:
+            node_gpus = gpus[bound] = _node_devices(node, spec.Family.VGPU) if node is not None else set()
+        if plain_vgpu and ids is not None:
+            # Most pods: a well-formed allocation (what Volcano writes) of GPUs the node registers, nothing
+            # to report, told without the codec or a finding's text (benchmarks/doctor_scale.py).
+            fast = well_formed_vgpu_allocations(ids)
+            if fast is not None and (not node_gpus or all(a[0] in node_gpus for a in fast)):
+                continue
+        yield from _allocation_findings(marks, node, bound, _pod_subject(pod["metadata"]), skips, node_gpus)
 
 
 # ---- VGX003 ---------------------------------------------------------------------------------------
@@ -216,10 +237,6 @@ def compact_facts(facts: ClusterFacts) -> ClusterFacts:
     return dataclasses.replace(facts, **changes) if changes else facts
 
 
-def _items(value: Any) -> tuple[tuple[Any, Any], ...]:
-    return tuple(as_map(value).items())
-
-
 def _shape(pod: Mapping[str, Any], meta: Mapping[str, Any]) -> Hashable | None:
     """What the pod rules read of an existing pod, as a hashable key; None when it cannot be one."""
     try:
@@ -228,66 +245,57 @@ def _shape(pod: Mapping[str, Any], meta: Mapping[str, Any]) -> Hashable | None:
         return None
 
 
-# Per annotation name, not per pod: the names repeat across a fleet (benchmarks/doctor_scale.py).
-_reported_by_vgp018 = functools.lru_cache(maxsize=4096)(ignored_hami_annotation)
-
-
 def _shape_key(pod: Mapping[str, Any], meta: Mapping[str, Any]) -> Hashable | None:
     """The key, built in the maps' own order: two pods listing the same entries in another order get two
     reviews with the same verdict, which is cheaper on 40,000 pods than sorting every map of every pod
-    (benchmarks/doctor_scale.py)."""
-    pod_spec = as_map(pod.get("spec"))
+    (benchmarks/doctor_scale.py). None for a pod whose containers or resources are not the lists and
+    mappings they should be: it is reviewed on its own."""
+    pod_spec = pod.get("spec")
+    if not isinstance(pod_spec, dict):
+        pod_spec = {}
     containers: list[tuple[Any, ...]] = []
     for kind in _CONTAINER_KINDS:
         raw = pod_spec.get(kind)
         if raw is None:
             continue
-        if not isinstance(raw, list) or not all(isinstance(c, dict) for c in raw):
-            return None  # malformed: review it on its own
+        if not isinstance(raw, list):
+            return None
         for c in raw:
-            res = as_map(c.get("resources"))
-            containers.append((kind, c.get("name"), _items(res.get("limits")), _items(res.get("requests")),
-                               as_map(c.get("securityContext")).get("privileged") is True))
+            limits = requests = None
+            res = c.get("resources") if isinstance(c, dict) else False
+            if isinstance(res, dict):
+                limits, requests = res.get("limits"), res.get("requests")
+            elif res is not None:
+                return None
+            if not (limits is None or isinstance(limits, dict)) or not (requests is None or isinstance(requests, dict)):
+                return None
+            security = c.get("securityContext")
+            containers.append((kind, c.get("name"), tuple(limits.items()) if limits else (),
+                               tuple(requests.items()) if requests else (),
+                               isinstance(security, dict) and security.get("privileged") is True))
     annotations, labels = as_map(meta.get("annotations")), as_map(meta.get("labels"))
-    by_value: list[tuple[Any, Any]] = []
-    ignored: list[str] = []  # VGP018
-    for k, v in annotations.items():
-        if k in SHAPE_ANNOTATIONS:
-            by_value.append((k, v))
-        if isinstance(k, str) and _reported_by_vgp018(k):
-            ignored.append(k)
+    by_value, ignored = _annotation_names(tuple(annotations))
     key = (pod.get("kind"), tuple(containers), pod_spec.get("schedulerName"), bool(pod_spec.get("nodeName")),
-           bool(pod_spec.get("runtimeClassName")), tuple(by_value),
-           tuple(bool(annotations.get(k)) for k in _PRESENCE_KEYS), bool(annotations),
-           tuple((k, v) for k, v in labels.items() if k in SHAPE_LABELS) if labels else (), tuple(ignored))
+           bool(pod_spec.get("runtimeClassName")), by_value, tuple([annotations[k] for k in by_value]),
+           tuple([bool(annotations.get(k)) for k in _PRESENCE_KEYS]), bool(annotations),
+           tuple([(k, v) for k, v in labels.items() if k in SHAPE_LABELS]) if labels else (), ignored)
     hash(key)
     return key
 
 
-_DEVICE_ANNOTATIONS = frozenset(spec.DEVICE_POD_ANNOTATIONS)
-_DEVICE_LABELS = frozenset(spec.DEVICE_POD_LABELS)
+# A pod's annotation names, in its order → (those the rules read by value, those VGP018 reports). A fleet's
+# pods repeat a few lists of names, each sorted out once, not per pod (benchmarks/doctor_scale.py).
+_NAMES: dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
 
 
-def _carries_devices(pod: Mapping[str, Any], metadata: Mapping[str, Any], resources: frozenset[str]) -> bool:
-    """The cheap pre-filter: device resources in any container, or a device annotation or label. It runs on
-    every pod (150,000 in issue 17's fleet), so it tests types inline rather than through `as_map`."""
-    pod_spec = pod.get("spec")
-    if isinstance(pod_spec, dict):
-        for kind in _CONTAINER_KINDS:
-            for c in pod_spec.get(kind) or ():
-                res = c.get("resources") if isinstance(c, dict) else None
-                if not isinstance(res, dict):
-                    continue
-                for field in ("limits", "requests"):
-                    names = res.get(field)
-                    for key in names if isinstance(names, dict) else ():
-                        if isinstance(key, str) and (key.startswith(_DEVICE_PREFIXES) or key in resources):
-                            return True
-    annotations = metadata.get("annotations")
-    if isinstance(annotations, dict) and not _DEVICE_ANNOTATIONS.isdisjoint(annotations):
-        return True
-    labels = metadata.get("labels")
-    return isinstance(labels, dict) and not _DEVICE_LABELS.isdisjoint(labels)
+def _annotation_names(names: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    found = _NAMES.get(names)
+    if found is None:
+        found = (tuple(k for k in names if k in SHAPE_ANNOTATIONS),
+                 tuple(k for k in names if isinstance(k, str) and ignored_hami_annotation(k)))
+        if len(_NAMES) < 4096:
+            _NAMES[names] = found
+    return found
 
 
 @check("workloads.pod-rules", CAT, "VGX003", "Existing pods follow the pod rules", reads=("pods",))
@@ -297,12 +305,13 @@ def pod_rules(ctx: DoctorContext) -> Iterator[Finding]:
     compact = compact_facts(ctx.facts)
     verdicts: dict[Hashable, tuple[Finding, ...]] = {}
     done = spec.DONE_POD_PHASES
-    for pod in ctx.snapshot.pods:  # every pod: types tested inline, not through `as_map` (doctor_scale.py)
+    def is_device(name: str) -> bool:
+        return name.startswith(_DEVICE_PREFIXES) or name in resources
+
+    for pod in ctx.snapshot.pod_index.asking_for_devices(is_device):
         meta = pod.get("metadata")
         if not isinstance(meta, dict):
             meta = {}
-        if not _carries_devices(pod, meta, resources):
-            continue  # most pods: their status is not even read
         status = pod.get("status")
         if isinstance(status, dict) and status.get("phase") in done:
             continue

@@ -71,8 +71,8 @@ class _LazyCommands(TyperGroup):
 
 def _plain_metavars(command: Any) -> None:
     """Help shows what an option takes the way kubectl does: nothing after a flag, `a|b|c` for a choice.
-    (typer 0.29 would print `<bool>` after every flag and `<list[a|b|c]>` for a repeatable choice.) The
-    command's help option is made here, as its first help or parse would make it (and keep it)."""
+    (typer would print `<bool>` after a flag and `<error|warning>` for a choice.) The command's help option
+    is made here, as its first help or parse would make it (and keep it)."""
     help_option = command.get_help_option(command.context_class(command, help_option_names=HELP_OPTIONS))
     _plain_metavars_of([*getattr(command, "params", ()), *([help_option] if help_option else [])])
     for sub in (getattr(command, "commands", None) or {}).values():
@@ -85,9 +85,8 @@ def _plain_metavars_of(params: Any) -> None:
             continue
         if param.is_flag:
             param.metavar = ""
-        elif param.type_descriptor.is_choice:  # typer's "<a|b>" or, repeatable, "<list[a|b]>"
-            label = param.display_type(None)[1:-1]
-            param.metavar = label[5:-1] if label.startswith("list[") else label
+        elif getattr(param.type, "choices", None):
+            param.metavar = "|".join(str(c) for c in param.type.choices)
 
 app = typer.Typer(
     name="vgpuctl",

@@ -10,9 +10,9 @@ import typer
 from vgpuctl.cli.clustersource import load_cluster
 from vgpuctl.cli.env import guarded, make_console, stdout
 from vgpuctl.cli.kubeopts import context_option, kubeconfig_option
-from vgpuctl.cli.lint import PrivilegedPolicy
 from vgpuctl.cli.options import (
     FailOn,
+    PrivilegedPolicy,
     fail_on_option,
     output_option,
     read_volcano_version,
@@ -25,7 +25,6 @@ from vgpuctl.core.doctor import DoctorReport, diagnose
 from vgpuctl.core.findings import ExitStatus, Severity
 from vgpuctl.core.versions import Version
 from vgpuctl.render import OutputFormat, dump
-from vgpuctl.render.doctor import render_doctor
 from vgpuctl.snapshotfile import gc_paused
 from vgpuctl.sources import load_device_config
 
@@ -108,6 +107,8 @@ def _emit(report: DoctorReport, output: OutputFormat, expand: bool, fail_on: Fai
         typer.echo(f"vgpuctl: {note}", err=True)
     out = stdout()
     if output is OutputFormat.TABLE:
+        from vgpuctl.render.doctor import render_doctor  # rich: not for -o json (benchmarks/doctor_scale.py)
+
         render_doctor(report, make_console(out), expand=expand)
     else:
         out.write(dump(report.to_dict(group=not expand), output))

@@ -16,13 +16,15 @@ import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from typing import IO, Any, NoReturn, TypeVar
+from typing import IO, TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
-from rich.console import Console
 
 from vgpuctl.core.findings import ExitStatus
 from vgpuctl.errors import MissingExtra, UsageError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -35,11 +37,18 @@ def stderr() -> IO[str]:
     return sys.stderr
 
 
-class _Console(Console):
-    def on_broken_pipe(self) -> None:
-        """rich would point fd 1 at /dev/null and exit 1, the status of a finding: fail like any write."""
-        self.quiet = True
-        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+@functools.cache
+def _console_class() -> type[Console]:
+    # rich is imported when a table is drawn, not by `-o json` (20 ms of every run: benchmarks/scale.py)
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            """rich would point fd 1 at /dev/null and exit 1, the status of a finding: fail like any write."""
+            self.quiet = True
+            raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+    return _Console
 
 
 def make_console(stream: IO[str]) -> Console:
@@ -47,7 +56,7 @@ def make_console(stream: IO[str]) -> Console:
     is_tty = bool(getattr(stream, "isatty", lambda: False)())
     # Piped output is read by people too (less, CI logs): give tables room instead of 80 columns.
     width = None if is_tty else int(os.environ.get("COLUMNS", "0") or 0) or 200
-    return _Console(
+    return _console_class()(
         file=stream,
         width=width,
         force_terminal=is_tty,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 from dataclasses import replace
 
 import typer
@@ -10,6 +9,7 @@ import typer
 from vgpuctl.cli.env import guarded, make_console, stderr, stdout
 from vgpuctl.cli.options import (
     FailOn,
+    PrivilegedPolicy,
     fail_on_option,
     output_option,
     read_volcano_version,
@@ -24,12 +24,6 @@ from vgpuctl.core.versions import Version
 from vgpuctl.render import OutputFormat, dump
 from vgpuctl.render.lint import render_lint
 from vgpuctl.sources import UsageError, load_device_config, read_manifests
-
-
-class PrivilegedPolicy(str, enum.Enum):
-    ERROR = "error"
-    WARNING = "warning"
-
 
 EPILOG = """[bold]Examples[/bold]
 

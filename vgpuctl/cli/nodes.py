@@ -24,7 +24,6 @@ from vgpuctl.core.findings import ExitStatus, Severity
 from vgpuctl.core.selector import SelectorError, parse_selector
 from vgpuctl.core.spec import Family
 from vgpuctl.render import OutputFormat, dump
-from vgpuctl.render.nodes import render_nodes
 from vgpuctl.snapshotfile import gc_paused
 from vgpuctl.sources import UsageError
 
@@ -80,6 +79,8 @@ def nodes_command(
         report = NodeReport(chosen, loaded.source, [*loaded.problems, *loaded.snapshot.findings], verdicts.findings)
         out = stdout()
         if output is OutputFormat.TABLE:
+            from vgpuctl.render.nodes import render_nodes  # rich: not for -o json (benchmarks/nodes_scale.py)
+
             render_nodes(report, make_console(out))
         else:
             out.write(dump(report.to_dict(), output))

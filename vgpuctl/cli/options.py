@@ -27,6 +27,14 @@ class FailOn(str, enum.Enum):
     WARNING = "warning"
 
 
+class PrivilegedPolicy(str, enum.Enum):
+    """`--privileged`: the severity of VGP016 (a privileged container with a device) in lint, doctor and the
+    webhook."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
 class FailOnAny(str, enum.Enum):
     """`--fail-on` of `geometry validate`, where an info finding (a key no reader knows) can fail CI."""
 

@@ -6,7 +6,6 @@ commands, so `vgpuctl lint` and friends work on a plain install.
 
 from __future__ import annotations
 
-import enum
 import importlib
 import os
 from collections.abc import Callable
@@ -19,16 +18,10 @@ import typer
 
 from vgpuctl.cli.env import fail, guarded, stdout
 from vgpuctl.cli.kubeopts import cluster_errors, context_option, kubeconfig_option
-from vgpuctl.cli.options import volcano_version_option
+from vgpuctl.cli.options import PrivilegedPolicy, volcano_version_option
 from vgpuctl.core.findings import ExitStatus
 from vgpuctl.errors import EXTRA_MODULES, MissingExtra
 from vgpuctl.sources import UsageError
-
-
-class PrivilegedPolicy(str, enum.Enum):
-    ERROR = "error"
-    WARNING = "warning"
-
 
 SERVE_EPILOG = """[bold]Examples[/bold]
 

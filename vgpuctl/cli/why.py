@@ -17,7 +17,6 @@ from vgpuctl.core.podrules.targets import pod_targets
 from vgpuctl.core.why.simulate import explain_in_snapshot
 from vgpuctl.core.why.whatif import explain_what_if
 from vgpuctl.render import OutputFormat, dump
-from vgpuctl.render.why import render_why
 from vgpuctl.sources import UsageError, read_manifests
 
 EPILOG = """[bold]Examples[/bold]
@@ -69,6 +68,8 @@ def why_command(
         report = explain_in_snapshot(manifest, loaded.snapshot, volcano_version=version, now=now)
     out = stdout()
     if output is OutputFormat.TABLE:
+        from vgpuctl.render.why import render_why  # rich: not for -o json (benchmarks/why_scale.py)
+
         render_why(report, make_console(out))
     else:
         out.write(dump(report.to_dict(), output))

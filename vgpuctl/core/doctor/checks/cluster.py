@@ -161,25 +161,29 @@ def _features_in_use(ctx: DoctorContext, version: Version) -> Iterator[_Feature]
                         (spec.Family.ASCEND_MINDCLUSTER, spec.ARG_ASCEND_MINDCLUSTER_ENABLE)):
         if family in families and not has_ascend(version):
             yield _Feature(f"vNPU ({arg.split('.', 1)[1]})", "1.14", "enabled in the scheduler configuration")
+    # Nodes and pods are counted only for a feature this version lacks: a recent Volcano has them all, and
+    # the counts walk every GPU and every annotated pod (benchmarks/doctor_scale.py).
+    lacks_mig, lacks_vnpu_core = not has_device_config(version), not has_vnpu_hami_core(version)
     if "nodes" not in ctx.unreadable:
-        mig_mode = spec.VgpuMode.MIG.value  # once, not per GPU (benchmarks/doctor_scale.py)
-        mig = sum(1 for n in ctx.snapshot.nodes if any(d.mode == mig_mode for d in n.devices))
-        if mig and not has_device_config(version):
+        mig_mode = spec.VgpuMode.MIG.value
+        mig = sum(1 for n in ctx.snapshot.nodes if any(d.mode == mig_mode for d in n.devices)) if lacks_mig else 0
+        if mig:
             yield _Feature("dynamic MIG", "1.12", f"{mig} node(s) register GPUs in mig mode")
-        vnpu_core = sum(1 for n in ctx.snapshot.nodes if n.annotations.get(spec.NODE_HAMI_VNPU_CORE) == "true")
-        if vnpu_core and not has_vnpu_hami_core(version):
+        vnpu_core = sum(1 for n in ctx.snapshot.nodes if n.annotations.get(spec.NODE_HAMI_VNPU_CORE) == "true") \
+            if lacks_vnpu_core else 0
+        if vnpu_core:
             yield _Feature("vNPU hami-core mode", "1.16", f"{vnpu_core} node(s) set {spec.NODE_HAMI_VNPU_CORE}=true")
-    if "pods" in ctx.unreadable:
+    if "pods" in ctx.unreadable or not (lacks_mig or lacks_vnpu_core):
         return
     modes = vnpu = 0
     for pod, marks in ctx.snapshot.pod_index.annotated:
-        if as_map(pod.get("status")).get("phase") in spec.DONE_POD_PHASES:
-            continue
-        modes += spec.ANN_VGPU_MODE in marks
-        vnpu += marks.get(spec.ANN_VNPU_MODE) == spec.VNPU_MODE_HAMI_CORE
-    if modes and not has_device_config(version):
+        mode, core = spec.ANN_VGPU_MODE in marks, marks.get(spec.ANN_VNPU_MODE) == spec.VNPU_MODE_HAMI_CORE
+        if (mode or core) and as_map(pod.get("status")).get("phase") not in spec.DONE_POD_PHASES:
+            modes += mode
+            vnpu += core
+    if modes and lacks_mig:
         yield _Feature(spec.ANN_VGPU_MODE, "1.12", f"{modes} pod(s) set it")
-    if vnpu and not has_vnpu_hami_core(version):
+    if vnpu and lacks_vnpu_core:
         yield _Feature(f"{spec.ANN_VNPU_MODE}: {spec.VNPU_MODE_HAMI_CORE}", "1.16", f"{vnpu} pod(s) set it")
 
 

@@ -168,28 +168,29 @@ def allocations(ctx: DoctorContext) -> Iterator[Finding]:
         plain_vgpu = not ascend and spec.ANN_NPU_CORE not in marks
         if ids is None and assigned is None and plain_vgpu:
             continue
-        status = pod.get("status")
-        if isinstance(status, dict) and status.get("phase") in done:
-            continue
         pod_spec = pod.get("spec")
         bound = pod_spec.get("nodeName") if isinstance(pod_spec, dict) else None
-        if isinstance(bound, str) and bound and assigned is not None and assigned != bound:
-            yield _f("VGX002", _pod_subject(pod["metadata"]),
-                     f"{spec.ANN_VGPU_NODE} is {assigned!r} but the pod runs on node {bound}: the device plugin "
-                     f"on {assigned!r} may hand this allocation to another pod")
         if not isinstance(bound, str) or not bound:
             continue  # not bound yet: nothing to compare the allocation with
-        node = nodes.get(bound)
         node_gpus = gpus.get(bound)
         if node_gpus is None:
+            node = nodes.get(bound)
             node_gpus = gpus[bound] = _node_devices(node, spec.Family.VGPU) if node is not None else set()
-        if plain_vgpu and ids is not None:
-            # Most pods: a well-formed allocation (what Volcano writes) of GPUs the node registers, nothing
-            # to report, told without the codec or a finding's text (benchmarks/doctor_scale.py).
+        if plain_vgpu and ids is not None and (assigned is None or assigned == bound):
+            # Most pods: a well-formed allocation (what Volcano writes) of GPUs the node registers: nothing to
+            # report whatever the pod's phase, told without the codec or a finding's text (doctor_scale.py).
             fast = well_formed_vgpu_allocations(ids)
             if fast is not None and (not node_gpus or all(a[0] in node_gpus for a in fast)):
                 continue
-        yield from _allocation_findings(marks, node, bound, _pod_subject(pod["metadata"]), skips, node_gpus)
+        status = pod.get("status")
+        if isinstance(status, dict) and status.get("phase") in done:
+            continue
+        subject = _pod_subject(pod["metadata"])
+        if assigned is not None and assigned != bound:
+            yield _f("VGX002", subject,
+                     f"{spec.ANN_VGPU_NODE} is {assigned!r} but the pod runs on node {bound}: the device plugin "
+                     f"on {assigned!r} may hand this allocation to another pod")
+        yield from _allocation_findings(marks, nodes.get(bound), bound, subject, skips, node_gpus)
 
 
 # ---- VGX003 ---------------------------------------------------------------------------------------

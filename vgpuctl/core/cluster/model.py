@@ -84,7 +84,8 @@ class NodeState:
     what it is given.
     """
 
-    __slots__ = ("_devices", "_families", "_findings", "_mode", "_pending", "_register", "name", "obj")
+    __slots__ = ("_allocatable", "_annotations", "_capacity", "_devices", "_families", "_findings", "_labels", "_mode",
+                 "_pending", "_register", "name", "obj")
     __match_args__ = ("name", "obj", "families", "mode", "devices", "findings")
 
     def __init__(self, name: str, obj: Mapping[str, Any], families: list[Family] | None = None,
@@ -98,6 +99,10 @@ class NodeState:
         self._findings: list[Finding] = findings if findings is not None else []
         self._pending: Callable[[NodeState], None] | None = None
         self._register: RegisterStatus | None = None
+        self._labels: Mapping[str, Any] | None = None
+        self._annotations: Mapping[str, Any] | None = None
+        self._allocatable: Mapping[str, Any] | None = None
+        self._capacity: Mapping[str, Any] | None = None
 
     @classmethod
     def deferred(cls, name: str, obj: Mapping[str, Any], decode: Callable[[NodeState], None]) -> NodeState:
@@ -146,23 +151,35 @@ class NodeState:
         return RegisterStatus(six_fields, decoded.node_usable,
                               decoded.problems[0].message if decoded.problems else None)
 
-    # The object's maps, read by every node check for every node: one function, not two `_m` calls each
-    # (benchmarks/nodes_scale.py).
+    # The object's maps (empty when missing or not maps), read by most node checks for every node: looked up
+    # once per node (benchmarks/nodes_scale.py). `obj` is set once, so they never go stale.
     @property
     def labels(self) -> Mapping[str, Any]:
-        return _field(self.obj, "metadata", "labels")
+        found = self._labels
+        if found is None:
+            found = self._labels = _field(self.obj, "metadata", "labels")
+        return found
 
     @property
     def annotations(self) -> Mapping[str, Any]:
-        return _field(self.obj, "metadata", "annotations")
+        found = self._annotations
+        if found is None:
+            found = self._annotations = _field(self.obj, "metadata", "annotations")
+        return found
 
     @property
     def allocatable(self) -> Mapping[str, Any]:
-        return _field(self.obj, "status", "allocatable")
+        found = self._allocatable
+        if found is None:
+            found = self._allocatable = _field(self.obj, "status", "allocatable")
+        return found
 
     @property
     def capacity(self) -> Mapping[str, Any]:
-        return _field(self.obj, "status", "capacity")
+        found = self._capacity
+        if found is None:
+            found = self._capacity = _field(self.obj, "status", "capacity")
+        return found
 
     @property
     def kubelet_version(self) -> str | None:

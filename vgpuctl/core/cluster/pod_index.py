@@ -19,7 +19,7 @@ from vgpuctl.core import spec
 
 _DEVICE_ANNOTATIONS = frozenset(spec.DEVICE_POD_ANNOTATIONS)
 _DEVICE_LABELS = frozenset(spec.DEVICE_POD_LABELS)
-_CONTAINER_KINDS = ("containers", "initContainers", "ephemeralContainers")
+_OTHER_CONTAINER_KINDS = ("initContainers", "ephemeralContainers")
 
 
 class PodIndex:
@@ -45,39 +45,51 @@ class PodIndex:
         """Index `pod` (its `metadata` and `spec` as the caller read them), at `position` in `pods`."""
         if isinstance(meta, dict):
             annotations = meta.get("annotations")
+            device_marked = False
             if annotations and isinstance(annotations, dict):
                 self.annotated.append((pod, annotations))
-                if not _DEVICE_ANNOTATIONS.isdisjoint(annotations):
-                    self._device_marked.append(position)
+                device_marked = not _DEVICE_ANNOTATIONS.isdisjoint(annotations)
             labels = meta.get("labels")
-            if labels and isinstance(labels, dict) and not _DEVICE_LABELS.isdisjoint(labels) and (
-                    not self._device_marked or self._device_marked[-1] != position):
+            if device_marked or (labels and isinstance(labels, dict) and not _DEVICE_LABELS.isdisjoint(labels)):
                 self._device_marked.append(position)
             namespace = meta.get("namespace")
             if isinstance(namespace, str):
-                self._by_namespace.setdefault(namespace, []).append(position)
-        if isinstance(pod_spec, dict):
-            for kind in _CONTAINER_KINDS:
-                containers = pod_spec.get(kind)
-                if containers:
-                    self._add_containers(kind, containers, position)
-
-    def _add_containers(self, kind: str, containers: Any, position: int) -> None:
-        if not isinstance(containers, list):
+                at = self._by_namespace.get(namespace)
+                if at is None:
+                    self._by_namespace[namespace] = [position]
+                else:
+                    at.append(position)
+        if not isinstance(pod_spec, dict):
             return
-        if kind != "ephemeralContainers":
-            _add_images(self._by_image if kind == "containers" else self._by_init_image, containers, position)
+        containers = pod_spec.get("containers")
+        if containers and isinstance(containers, list):
+            self._add_containers(self._by_image, containers, position)
+        for kind in _OTHER_CONTAINER_KINDS:  # rare: looked up, seldom walked
+            containers = pod_spec.get(kind)
+            if containers and isinstance(containers, list):
+                self._add_containers(self._by_init_image if kind == "initContainers" else None, containers,
+                                     position)
+
+    def _add_containers(self, images: dict[str, list[int]] | None, containers: list[Any], position: int) -> None:
         by_resource = self._by_resource
         for c in containers:
-            resources = c.get("resources") if isinstance(c, dict) else None
-            if not isinstance(resources, dict):
+            if not isinstance(c, dict):
                 continue
-            for field in ("limits", "requests"):
-                names = resources.get(field)
-                if isinstance(names, dict):
-                    for name in names:
-                        if isinstance(name, str):
-                            by_resource.setdefault(name, []).append(position)
+            image = c.get("image")
+            if images is not None and isinstance(image, str):
+                at = images.get(image)
+                if at is None:
+                    images[image] = [position]
+                elif at[-1] != position:  # two containers of one pod with the same image: the pod once
+                    at.append(position)
+            resources = c.get("resources")
+            if resources and isinstance(resources, dict):
+                for field in ("limits", "requests"):
+                    names = resources.get(field)
+                    if names and isinstance(names, dict):
+                        for name in names:
+                            if isinstance(name, str):
+                                by_resource.setdefault(name, []).append(position)
 
     def running(self, image_matches: Callable[[str], bool], *, init: bool = False) -> list[Mapping[str, Any]]:
         """The pods with a container whose `image` string matches (also an init container's, with `init`), in
@@ -102,13 +114,3 @@ class PodIndex:
         pods = self.pods
         return [pods[i] for i in sorted(set(positions))]
 
-
-def _add_images(index: dict[str, list[int]], containers: Any, position: int) -> None:
-    if not isinstance(containers, list):
-        return
-    for c in containers:
-        image = c.get("image") if isinstance(c, dict) else None
-        if isinstance(image, str):
-            at = index.setdefault(image, [])
-            if not at or at[-1] != position:  # two containers of one pod with the same image: the pod once
-                at.append(position)

@@ -34,7 +34,7 @@ class Review:
 SKIPPED = Review(True, (), (), checked=False)
 CLEAN = Review(True, (), ())  # checked, nothing to say: shared, since most pods request no device at all
 _GPUSHARE_ANNOTATIONS = frozenset({spec.ANN_GPU_INDEX, spec.ANN_PREDICATE_TIME})
-_VNPU_MODE = spec.ANN_VNPU_MODE
+_VNPU_MODE = spec.ANN_VNPU_MODE  # a module global: one lookup per pod, not two (benchmarks/review_throughput.py)
 
 
 def review(
@@ -50,7 +50,7 @@ def review(
     filled in are errors. `existing=True` is the doctor's view of pods already in the cluster:
     annotations the scheduler writes are expected there, and nothing is defaulted.
     """
-    if type(obj) is not dict and not isinstance(obj, Mapping):  # dict first: skips the ABC check
+    if type(obj) is not dict and not isinstance(obj, Mapping):  # dict first (benchmarks/review_throughput.py)
         return SKIPPED
     targets = pod_targets(obj)
     if targets is None:

@@ -278,7 +278,7 @@ def build_context(target: PodTarget, facts: ClusterFacts, apply_defaults: bool, 
     """The context of one pod. `devices_only`: views only of the containers whose resources mean something
     (`kinds`), which are the only ones the pod rules look at; most pods have a sidecar or two that request
     no device, and a view of each would cost as much as a rule."""
-    # The device config's names, kept in the facts' memo too: one dict lookup, where `names_for` takes three.
+    # The device config's names, kept in the facts' memo: one dict lookup, not three (benchmarks/review_throughput.py).
     names: ResourceNames | None = facts.memo.get(_NAMES_MEMO)
     if names is None:
         names = facts.memo[_NAMES_MEMO] = names_for(facts.device_config)
@@ -296,13 +296,13 @@ def build_context(target: PodTarget, facts: ClusterFacts, apply_defaults: bool, 
             malformed = True
             continue
         for index, raw in enumerate(raw_list):
-            if type(raw) is not dict and not isinstance(raw, Mapping):  # dict first: skips the ABC check
+            if type(raw) is not dict and not isinstance(raw, Mapping):  # dict first (benchmarks/review_throughput.py)
                 malformed = True
                 continue
             resources = raw.get("resources")
-            if type(resources) is not dict:
+            if type(resources) is not dict:  # dict first (benchmarks/review_throughput.py)
                 resources = as_mapping(resources)
-            # Most containers have no requests (and some no limits): skip the call for an absent map.
+            # Most containers have no requests: skip the call for an absent map (benchmarks/review_throughput.py).
             limits = resources.get("limits")
             limits, limit_kinds = _resource_map(limits, names) if limits else (_NO_RESOURCES, 0)
             requests = resources.get("requests")
@@ -328,7 +328,7 @@ def build_context(target: PodTarget, facts: ClusterFacts, apply_defaults: bool, 
             pod_kinds |= kinds
     metadata = target.metadata
     annotations, labels = metadata.get("annotations"), metadata.get("labels")
-    # Positional, in field order: keyword arguments cost measurably on a path every pod takes.
+    # Positional, in field order, and dict first: keyword arguments cost measurably (benchmarks/review_throughput.py).
     return PodContext(target, facts, names, apply_defaults, existing, containers,
                       annotations if type(annotations) is dict else as_mapping(annotations),
                       labels if type(labels) is dict else as_mapping(labels),
@@ -347,7 +347,7 @@ def _resource_map(value: Any, names: ResourceNames) -> tuple[dict[str, Any], int
     the other keys (only YAML can make them). It is never written to (see add_limit)."""
     if not value:
         return _NO_RESOURCES, 0
-    if type(value) is dict:
+    if type(value) is dict:  # dict first; map and kinds in one loop (benchmarks/review_throughput.py)
         known, kinds = names.known_kinds, 0
         for key in value:
             k = known.get(key)  # only strings are ever remembered

@@ -44,6 +44,7 @@ def apply_defaults(ctx: PodContext, families: int) -> None:
 
 
 def _same_quantity(a: object, b: object) -> bool:
+    # Shortcut before parsing any quantity (benchmarks/review_throughput.py).
     if type(a) is type(b) and type(a) in (str, int) and a == b:
         return True  # the common case, request == limit as written: same text, same quantity (or none)
     qa, qb = quantity(a), quantity(b)

@@ -25,7 +25,7 @@ def ascend_resource(ctx: PodContext, name: str) -> AscendResource | None:
 
     Remembered per name and device config (`ResourceNames.memo`): the answer depends on nothing else, and
     the same few names recur in every Ascend pod. The value is shared, so it stays frozen."""
-    memo = ctx.names.memo
+    memo = ctx.names.memo  # remembered per name (benchmarks/review_throughput.py)
     key = ("ascend", name)
     found = memo.get(key, MISSING)
     if found is MISSING:
@@ -58,7 +58,7 @@ def _ascend_resource(vnpus: tuple[VnpuConfig, ...], complete: bool, name: str) -
 def ascend_resources(ctx: PodContext, c: ContainerView) -> list[AscendResource]:
     """The container's Ascend resources, classified; kept on the view (four rules ask per container) until a
     default adds a limit."""
-    if c.ascend is None:
+    if c.ascend is None:  # classified once per view, not per rule (benchmarks/review_throughput.py)
         c.ascend = _ascend_resources(ctx, c)
     cached: list[AscendResource] = c.ascend
     return cached
@@ -87,7 +87,7 @@ class WholeNumber:
     unit: str = ""  # the unit suffix as written, if any
 
 
-_whole_numbers: dict[str | int, WholeNumber] = {}  # by value: a plain dict is cheaper to ask than an lru_cache
+_whole_numbers: dict[str | int, WholeNumber] = {}  # a dict beats an lru_cache (benchmarks/review_throughput.py)
 
 
 def whole_number(raw: Any) -> WholeNumber:

@@ -18,7 +18,7 @@ _EMPTY: Mapping[str, Any] = {}
 
 
 def as_mapping(value: Any) -> Mapping[str, Any]:
-    if type(value) is dict:  # the common case, without the ABC machinery of isinstance(…, Mapping)
+    if type(value) is dict:  # the common case, without isinstance's ABC check (benchmarks/review_throughput.py)
         return value
     return value if isinstance(value, Mapping) else _EMPTY
 
@@ -27,7 +27,7 @@ def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-@dataclass(slots=True)  # not frozen, which costs ~4× as much to build (once per pod per review); never assigned to
+@dataclass(slots=True)  # not frozen: that costs ~4× to build; never assigned to (benchmarks/review_throughput.py)
 class PodTarget:
     pointer: Pointer  # JSON pointer tokens of the pod-like object (has metadata and spec)
     metadata: Mapping[str, Any]
@@ -47,7 +47,7 @@ def is_volcano_job(obj: Mapping[str, Any]) -> bool:
 def pod_targets(obj: Mapping[str, Any]) -> list[PodTarget] | None:
     """The pod-like parts of `obj`, or None when its kind is not one vgpuctl checks."""
     kind = obj.get("kind")
-    if kind == "Pod":  # most objects: their dicts are taken without a call each
+    if kind == "Pod":  # most objects: their dicts are taken without a call each (benchmarks/review_throughput.py)
         metadata, pod_spec = obj.get("metadata"), obj.get("spec")
         return [PodTarget((), metadata if type(metadata) is dict else as_mapping(metadata),
                           pod_spec if type(pod_spec) is dict else as_mapping(pod_spec), "", "")]

@@ -34,7 +34,7 @@ from vgpuctl.core.versions import (
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 _MODES = tuple(m.value for m in spec.VgpuMode)
-_MIG = spec.VgpuMode.MIG.value  # read once: enum member access costs a descriptor call per use
+_MIG = spec.VgpuMode.MIG.value  # read once: enum member access is a descriptor call (benchmarks/review_throughput.py)
 # A vgpu-memory this large (≥ 1 TiB) is bytes, not MiB: no GPU has it (docs/checks.md#check-index-vgpu-pods V5).
 _NEVER_FITS = 2**20
 _GPU_UUID = re.compile(r"^GPU-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
@@ -64,7 +64,7 @@ def check(ctx: PodContext) -> None:
     pairing(ctx, gpu_containers, init_vgpu)
     for c in gpu_containers:
         _container(ctx, c, mode)
-    if not _POD_ANNOTATIONS.isdisjoint(ctx.annotations):  # most vGPU pods set none of these
+    if not _POD_ANNOTATIONS.isdisjoint(ctx.annotations):  # most vGPU pods set none (benchmarks/review_throughput.py)
         _gputype(ctx)
         _gpuuuid(ctx)
         _podgroup(ctx)
@@ -263,6 +263,7 @@ def _gpus(count: int | None) -> str:
 def _mig_fits_some_model(ctx: PodContext, request: int) -> bool:
     """Whether a MIG request of `request` MiB fits an instance of any known model (memoised per request)."""
     geometries = ctx.facts.device_config.nvidia.known_mig_geometries if ctx.facts.device_config else ()
+    # Memoised per request size (benchmarks/review_throughput.py --device-config FILE).
     fits: bool = _memo(ctx, ("mig-fits", request), lambda: any(mig_fit_in_geometry(g, request) for g in geometries))
     return fits
 
@@ -277,6 +278,7 @@ def _mig_slices(ctx: PodContext, request: int) -> tuple[str, ...]:
         return tuple(f"{fit.instance.name} ({fit.group.name}) on {g.models[0]}" for g, fit in fits
                      if fit is not None and g.models)
 
+    # Memoised per request size (benchmarks/review_throughput.py --device-config FILE).
     found: tuple[str, ...] = _memo(ctx, ("mig-slices", request), slices)
     return found
 
@@ -305,6 +307,7 @@ def largest_eligible_memory(ctx: PodContext) -> int | None:
 
 def _memoised(ctx: PodContext, what: str, compute: Callable[[], Any]) -> Any:
     """`_memo` per facts and the pod's GPU filter annotations."""
+    # Per facts, not per pod: the facts can hold 40,000 GPUs (benchmarks/cluster_aware.py).
     return _memo(ctx, (what, *(str(ctx.annotations.get(k, "\0")) for k in _FILTER_ANNOTATIONS)), compute)
 
 

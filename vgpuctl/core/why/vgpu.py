@@ -31,7 +31,7 @@ from vgpuctl.core.why.request import PERCENT_UNSET, PodRequest, VgpuRequest, go_
 FAMILY = spec.Family.VGPU
 _ALLOCATABLE = (spec.VGPU_NUMBER, spec.VGPU_CORES, spec.VGPU_MEMORY)  # hard-coded in Volcano, not configurable
 _CHECKS = 9  # device checks per device, for progress
-_MIG: Final = spec.VgpuMode.MIG.value
+_MIG: Final = spec.VgpuMode.MIG.value  # read once, not an enum access per GPU (benchmarks/why_scale.py)
 _HAMI_CORE: Final = spec.VgpuMode.HAMI_CORE.value
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from vgpuctl.core.allocation import MIB, node_rows
-from vgpuctl.core.cluster import DeviceState, NodeState
+from vgpuctl.core.cluster.model import DeviceState, NodeState
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.spec import Family
 
@@ -41,7 +41,7 @@ def test_ascend_hami_template_mode_names_the_template_in_use() -> None:
 
     import yaml
 
-    from vgpuctl.core.cluster import build_snapshot
+    from vgpuctl.core.cluster.build import build_snapshot
 
     root = Path(__file__).resolve().parents[2]
     objects = yaml.safe_load((root / "examples" / "clusters" / "healthy.yaml").read_text())["items"]

@@ -23,9 +23,10 @@ import vgpuctl.core.cluster.build as cluster_build
 import vgpuctl.core.cluster.model as cluster_model
 from benchmarks.snapshot_gen import generate
 from vgpuctl.core import spec
-from vgpuctl.core.cluster import ClusterSnapshot, NodeState, build_snapshot
-from vgpuctl.core.cluster.build import fast_register, vgpu_allocations
-from vgpuctl.core.codecs import decode_vgpu_ids, decode_vgpu_register
+from vgpuctl.core.cluster.build import build_snapshot, fast_register, vgpu_allocations
+from vgpuctl.core.cluster.model import ClusterSnapshot, NodeState
+from vgpuctl.core.codecs.pod_alloc import decode_vgpu_ids
+from vgpuctl.core.codecs.vgpu_register import decode_vgpu_register
 from vgpuctl.core.versions import Version
 from vgpuctl.core.why.simulate import explain_in_snapshot
 

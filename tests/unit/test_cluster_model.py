@@ -8,7 +8,8 @@ import pytest
 import yaml
 
 from vgpuctl.core import spec
-from vgpuctl.core.cluster import ClusterSnapshot, build_snapshot
+from vgpuctl.core.cluster.build import build_snapshot
+from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.cluster.report import select_nodes
 from vgpuctl.core.cluster.rule_facts import detect_volcano_version, facts_from_snapshot
 from vgpuctl.core.podrules import review

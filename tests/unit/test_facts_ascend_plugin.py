@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from vgpuctl.core.cluster import build_snapshot
+from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
 from vgpuctl.core.doctor import diagnose
 from vgpuctl.core.facts import ClusterFacts

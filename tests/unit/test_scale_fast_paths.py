@@ -15,9 +15,8 @@ from hypothesis import example, given
 
 from tests.unit.test_cluster_build_fast import allocations
 from vgpuctl.core import spec
-from vgpuctl.core.cluster import build_snapshot
-from vgpuctl.core.cluster.build import well_formed_vgpu_allocations
-from vgpuctl.core.codecs import decode_vgpu_ids
+from vgpuctl.core.cluster.build import build_snapshot, well_formed_vgpu_allocations
+from vgpuctl.core.codecs.pod_alloc import decode_vgpu_ids
 
 
 @given(allocations())

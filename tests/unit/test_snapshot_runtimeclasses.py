@@ -15,7 +15,7 @@ import yaml
 
 from tests.unit.doctor.cluster_builders import DEVICESHARE_ASCEND_HAMI, ds_status, scheduler
 from tests.unit.doctor.conftest import doctor, found, result, scheduler_cm, workload
-from vgpuctl.core.cluster import build_snapshot
+from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.snapshotfile import KINDS_ANNOTATION, SnapshotData, load_snapshot, save_snapshot
 
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}

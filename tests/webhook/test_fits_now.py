@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.unit.why.builders import A100, NVIDIA, gpu, pod, vgpu_node, vgpu_pod
-from vgpuctl.core.cluster import build_snapshot
+from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.cluster.rule_facts import combine, facts_from_snapshot
 from vgpuctl.core.clusterview import (
     assemble,

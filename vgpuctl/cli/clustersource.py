@@ -11,7 +11,8 @@ import sys
 from dataclasses import dataclass
 
 from vgpuctl.cli.kubeopts import cluster_errors, connect
-from vgpuctl.core.cluster import ClusterSnapshot, build_snapshot
+from vgpuctl.core.cluster.build import build_snapshot
+from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.findings import Finding
 from vgpuctl.core.versions import Version
 

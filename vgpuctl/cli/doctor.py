@@ -20,7 +20,7 @@ from vgpuctl.cli.options import (
     volcano_version_option,
 )
 from vgpuctl.core import spec
-from vgpuctl.core.cluster import build_snapshot
+from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.doctor import DoctorReport, diagnose
 from vgpuctl.core.findings import ExitStatus, Severity
 from vgpuctl.core.versions import Version

@@ -26,7 +26,8 @@ import typer
 from vgpuctl.cli.env import fail, guarded, make_console, stdout
 from vgpuctl.cli.kubeopts import cluster_errors, connect, context_option, kubeconfig_option
 from vgpuctl.cli.options import FailOn, fail_on_option, output_option, read_volcano_version, volcano_version_option
-from vgpuctl.core.cluster import ClusterSnapshot, build_snapshot
+from vgpuctl.core.cluster.build import build_snapshot
+from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.doctor import diagnose
 from vgpuctl.core.doctor.framework import Category
 from vgpuctl.core.doctor.report import DoctorReport

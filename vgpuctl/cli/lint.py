@@ -86,7 +86,7 @@ def lint_command(
 
 
 def _snapshot_facts(path: str, version: Version | None, names: tuple[str, ...], privileged: Severity) -> ClusterFacts:
-    from vgpuctl.core.cluster import build_snapshot
+    from vgpuctl.core.cluster.build import build_snapshot
     from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
     from vgpuctl.snapshotfile import load_snapshot
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from vgpuctl.core.cluster import ClusterSnapshot, NodeState
+from vgpuctl.core.cluster.model import ClusterSnapshot, NodeState
 from vgpuctl.core.clusterview import ALL_FAMILIES
 from vgpuctl.core.deviceconfig import DeviceConfig
 from vgpuctl.core.doctor import judge_nodes

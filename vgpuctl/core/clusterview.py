@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vgpuctl.core import spec
-from vgpuctl.core.cluster import NodeState, build_snapshot
+from vgpuctl.core.cluster.build import build_snapshot
+from vgpuctl.core.cluster.model import NodeState
 from vgpuctl.core.cluster.rule_facts import NodeFacts, combine, node_facts
 from vgpuctl.core.deviceconfig import DeviceConfig, default_device_config
 from vgpuctl.core.facts import ClusterFacts

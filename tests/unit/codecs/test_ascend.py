@@ -5,16 +5,14 @@ import json
 import pytest
 
 from tests.unit.codecs.samples import ASCEND_ALLOCATED, ASCEND_CW, ASCEND_REGISTER
-from vgpuctl.core.codecs import (
+from vgpuctl.core.codecs.ascend import decode_ascend_register, decode_hami_vnpu_core, encode_ascend_register
+from vgpuctl.core.codecs.ascend_pod import (
     AscendDeviceAllocation,
     AscendRuntimeEntry,
     decode_ascend_allocations,
-    decode_ascend_register,
     decode_ascend_runtime_info,
-    decode_hami_vnpu_core,
     decode_npu_core,
     encode_ascend_allocations,
-    encode_ascend_register,
     encode_ascend_runtime_info,
     encode_npu_core,
 )

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.codecs.samples import T4, UUID_A, UUID_B
-from vgpuctl.core.codecs import HamiGpu, decode_hami_nvidia_register, encode_hami_nvidia_register
+from vgpuctl.core.codecs.hami_nvidia import HamiGpu, decode_hami_nvidia_register, encode_hami_nvidia_register
 
 SEVEN = f"{UUID_A},10,15360,100,{T4},0,true:{UUID_B},10,15360,100,{T4},1,false:"
 NINE = f"{UUID_A},10,15360,100,{T4},0,true,0,hami-core:{UUID_B},10,15360,100,{T4},1,true,1,mig:"

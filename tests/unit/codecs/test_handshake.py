@@ -4,7 +4,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from vgpuctl.core.codecs import decode_handshake, encode_handshake
+from vgpuctl.core.codecs.handshake import decode_handshake, encode_handshake
 
 UTC = timezone.utc
 

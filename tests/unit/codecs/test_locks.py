@@ -4,7 +4,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from vgpuctl.core.codecs import LOCK_NAMES, decode_node_lock, encode_node_lock, find_node_locks
+from vgpuctl.core.codecs.locks import LOCK_NAMES, decode_node_lock, encode_node_lock, find_node_locks
 
 UTC = timezone.utc
 NOW = datetime(2026, 5, 9, 10, 10, tzinfo=UTC)

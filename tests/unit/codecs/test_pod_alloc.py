@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.codecs.samples import UUID_A, UUID_B, UUID_C, VGPU_IDS
-from vgpuctl.core.codecs import (
+from vgpuctl.core.codecs.pod_alloc import (
     DeviceAllocation,
     MigSlot,
     decode_gpu_index,

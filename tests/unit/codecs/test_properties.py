@@ -13,36 +13,30 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vgpuctl.core.catalogue import CATALOGUE
-from vgpuctl.core.codecs import (
+from vgpuctl.core.codecs._common import CodecProblem
+from vgpuctl.core.codecs.ascend import decode_ascend_register, decode_hami_vnpu_core, encode_ascend_register
+from vgpuctl.core.codecs.ascend_pod import (
     AscendDeviceAllocation,
     AscendRuntimeEntry,
-    CodecProblem,
-    DeviceAllocation,
-    HamiGpu,
-    MigSlot,
     decode_ascend_allocations,
-    decode_ascend_register,
     decode_ascend_runtime_info,
+    decode_npu_core,
+    encode_ascend_allocations,
+    encode_ascend_runtime_info,
+)
+from vgpuctl.core.codecs.hami_nvidia import HamiGpu, decode_hami_nvidia_register, encode_hami_nvidia_register
+from vgpuctl.core.codecs.handshake import decode_handshake
+from vgpuctl.core.codecs.locks import decode_node_lock, encode_node_lock, find_node_locks
+from vgpuctl.core.codecs.pod_alloc import (
+    DeviceAllocation,
+    MigSlot,
     decode_gpu_index,
     decode_gpu_unhealthy_ids,
-    decode_hami_nvidia_register,
-    decode_hami_vnpu_core,
-    decode_handshake,
     decode_mig_id,
-    decode_node_lock,
-    decode_npu_core,
     decode_vgpu_ids,
-    decode_vgpu_register,
-    encode_ascend_allocations,
-    encode_ascend_register,
-    encode_ascend_runtime_info,
-    encode_hami_nvidia_register,
-    encode_node_lock,
     encode_vgpu_ids,
-    encode_vgpu_register,
-    find_node_locks,
-    sharing_mode,
 )
+from vgpuctl.core.codecs.vgpu_register import decode_vgpu_register, encode_vgpu_register, sharing_mode
 from vgpuctl.core.facts import AscendDevice, GpuDevice
 
 NOW = datetime(2026, 5, 9, 10, 0, tzinfo=timezone.utc)

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.codecs.samples import A100_40, A100_80, REGISTER_5, REGISTER_6, REGISTER_MIG, T4, UUID_A, UUID_B
-from vgpuctl.core.codecs import decode_vgpu_register, encode_vgpu_register, sharing_mode
+from vgpuctl.core.codecs.vgpu_register import decode_vgpu_register, encode_vgpu_register, sharing_mode
 from vgpuctl.core.facts import GpuDevice
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from vgpuctl.core.cluster import ClusterSnapshot, build_snapshot
+from vgpuctl.core.cluster.build import build_snapshot
+from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.doctor import DoctorReport, diagnose
 from vgpuctl.core.doctor.framework import CheckResult
 from vgpuctl.core.findings import Finding

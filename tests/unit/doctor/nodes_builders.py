@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.unit.doctor.conftest import GPU_A, device_cm, node, pod, workload
-from vgpuctl.core.codecs import encode_ascend_register
+from vgpuctl.core.codecs.ascend import encode_ascend_register
 from vgpuctl.core.facts import AscendDevice
 
 GPU_C = "GPU-33333333-3333-3333-3333-333333333333"

@@ -37,7 +37,7 @@ from tests.unit.doctor.conftest import (
     workload,
 )
 from vgpuctl.core import podrules, spec
-from vgpuctl.core.cluster import build_snapshot
+from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
 from vgpuctl.core.doctor import DoctorReport
 from vgpuctl.core.doctor.checks.cluster import preset_virtual_device

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from tests.unit.doctor.conftest import NOW, cluster, node, scheduler_cm, vgpu_node
-from vgpuctl.core.cluster import build_snapshot
+from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.doctor import NodeVerdicts, diagnose, judge_nodes
 from vgpuctl.core.doctor.checks.nodes import quantity
 from vgpuctl.core.doctor.framework import (

@@ -16,7 +16,7 @@ import pytest
 
 from tests.unit.doctor.cluster_builders import healthy_vgpu, vgpu_pod
 from tests.unit.doctor.conftest import GPU_A, NOW, cluster, doctor, found
-from vgpuctl.core.codecs import decode_vgpu_ids
+from vgpuctl.core.codecs.pod_alloc import decode_vgpu_ids
 
 
 def _run(ids: str, version: str | None) -> list[str]:

@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from tests.unit.host.helpers import LGIP, NPU_INFO, QUERY, FakeRunner, Reply, failed, fixture, host_tree, ok, timeout
-from vgpuctl.core.cluster import ClusterSnapshot, build_snapshot
+from vgpuctl.core.cluster.build import build_snapshot
+from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.deviceconfig import DeviceConfig, parse_device_config, payload_from_document
 from vgpuctl.core.doctor.framework import REGISTRY, Category, CheckResult, DoctorContext, Status, run_checks
 from vgpuctl.core.facts import ClusterFacts

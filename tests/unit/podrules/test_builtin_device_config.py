@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vgpuctl.core.cluster import build_snapshot
+from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
 from vgpuctl.core.deviceconfig import default_device_config
 from vgpuctl.core.facts import NO_FACTS, ClusterFacts

@@ -6,7 +6,8 @@ from typing import Any
 
 import yaml
 
-from vgpuctl.core.cluster import ClusterSnapshot, build_snapshot
+from vgpuctl.core.cluster.build import build_snapshot
+from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.why.env import WhyEnv
 from vgpuctl.core.why.simulate import env_from_snapshot
 

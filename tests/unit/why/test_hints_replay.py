@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.unit.why.builders import NVIDIA, device_config, pod, scheduler, vgpu_node
-from vgpuctl.core.cluster import build_snapshot
+from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
 from vgpuctl.core.podrules import review
 from vgpuctl.core.why.env import WhyEnv

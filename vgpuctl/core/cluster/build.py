@@ -25,18 +25,11 @@ from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.cluster.model import ClusterSnapshot, DeviceState, NodeState, RegisterStatus
 from vgpuctl.core.cluster.pod_index import PodIndex
-from vgpuctl.core.codecs import (
-    CodecProblem,
-    MigSlot,
-    decode_ascend_allocations,
-    decode_ascend_register,
-    decode_gpu_index,
-    decode_gpu_unhealthy_ids,
-    decode_npu_core,
-    decode_vgpu_ids,
-    decode_vgpu_register,
-)
-from vgpuctl.core.codecs._common import go_parse_bool
+from vgpuctl.core.codecs._common import CodecProblem, go_parse_bool
+from vgpuctl.core.codecs.ascend import decode_ascend_register
+from vgpuctl.core.codecs.ascend_pod import decode_ascend_allocations, decode_npu_core
+from vgpuctl.core.codecs.pod_alloc import MigSlot, decode_gpu_index, decode_gpu_unhealthy_ids, decode_vgpu_ids
+from vgpuctl.core.codecs.vgpu_register import decode_vgpu_register
 from vgpuctl.core.deviceconfig import (
     DeviceConfig,
     DeviceConfigDocumentError,

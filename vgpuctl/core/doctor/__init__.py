@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from vgpuctl.core import spec
-from vgpuctl.core.cluster import ClusterSnapshot
+from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
 from vgpuctl.core.deviceconfig import DeviceConfig
 from vgpuctl.core.doctor import checks as _checks  # noqa: F401 - registers every check

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from vgpuctl.core.cluster import ClusterSnapshot
+from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.versions import Version, VersionError, parse_version
 
 # DaemonSet image repository (last path element, without tag) → the component it is.

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from vgpuctl.core.cluster import ClusterSnapshot
+from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.versions import Version

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from vgpuctl.core.cluster import ClusterSnapshot
+from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.doctor.framework import CheckResult, status_of
 from vgpuctl.core.doctor.report import DoctorReport
 from vgpuctl.core.findings import Finding, Severity

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vgpuctl.core import spec
-from vgpuctl.core.cluster import build_snapshot
+from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.cluster.model import DeviceState, NodeState
 from vgpuctl.core.podrules.targets import as_list, as_mapping, is_volcano_job
 from vgpuctl.core.why.env import WhyEnv

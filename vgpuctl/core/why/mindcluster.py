@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import NodeState
-from vgpuctl.core.codecs import decode_npu_core
+from vgpuctl.core.codecs.ascend_pod import decode_npu_core
 from vgpuctl.core.podrules.mindcluster import template_for
 from vgpuctl.core.why.env import WhyEnv, mapping
 from vgpuctl.core.why.model import DeviceChoice, Miss, NodeVerdict, Reason

@@ -15,7 +15,7 @@ from typing import Any
 from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import ClusterSnapshot, NodeState
 from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
-from vgpuctl.core.codecs import find_node_locks
+from vgpuctl.core.codecs.locks import find_node_locks
 from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.versions import Version
 from vgpuctl.core.why import ascend, gpushare, mindcluster, vgpu

@@ -20,8 +20,7 @@ from typing import Any, Final
 
 from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import DeviceState, NodeState
-from vgpuctl.core.codecs import decode_vgpu_ids
-from vgpuctl.core.codecs.pod_alloc import decode_mig_id
+from vgpuctl.core.codecs.pod_alloc import decode_mig_id, decode_vgpu_ids
 from vgpuctl.core.deviceconfig import MigGeometry, MigGroup, MigInstance
 from vgpuctl.core.quantity import QuantityError, parse_quantity
 from vgpuctl.core.why.env import WhyEnv, mapping, matching_rules

@@ -38,7 +38,7 @@ from typing import Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
-from vgpuctl.core.cluster import NodeState
+from vgpuctl.core.cluster.model import NodeState
 from vgpuctl.core.doctor.components import Component, as_map, components, image_parts, kubernetes_version
 from vgpuctl.core.doctor.framework import Category, DoctorContext, SkipCheck, check
 from vgpuctl.core.findings import Finding, Severity

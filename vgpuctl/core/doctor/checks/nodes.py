@@ -16,9 +16,12 @@ from typing import Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
-from vgpuctl.core.cluster import DeviceState, NodeState
+from vgpuctl.core.cluster.model import DeviceState, NodeState
 from vgpuctl.core.cluster.rule_facts import detect_ascend_plugin_tags
-from vgpuctl.core.codecs import decode_hami_nvidia_register, decode_handshake, decode_vgpu_register, find_node_locks
+from vgpuctl.core.codecs.hami_nvidia import decode_hami_nvidia_register
+from vgpuctl.core.codecs.handshake import decode_handshake
+from vgpuctl.core.codecs.locks import find_node_locks
+from vgpuctl.core.codecs.vgpu_register import decode_vgpu_register
 from vgpuctl.core.doctor.components import as_map, image_parts
 from vgpuctl.core.doctor.framework import Category, DoctorContext, check
 from vgpuctl.core.findings import Finding, Severity

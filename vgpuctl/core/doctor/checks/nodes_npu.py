@@ -11,8 +11,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from vgpuctl.core import spec
-from vgpuctl.core.cluster import NodeState
-from vgpuctl.core.codecs import decode_gpu_unhealthy_ids, decode_hami_vnpu_core
+from vgpuctl.core.cluster.model import NodeState
+from vgpuctl.core.codecs.ascend import decode_hami_vnpu_core
+from vgpuctl.core.codecs.pod_alloc import decode_gpu_unhealthy_ids
 from vgpuctl.core.doctor.checks.nodes import (
     CAT,
     ERROR,

@@ -15,9 +15,10 @@ from typing import Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
-from vgpuctl.core.cluster import NodeState
 from vgpuctl.core.cluster.build import well_formed_vgpu_allocations
-from vgpuctl.core.codecs import decode_ascend_allocations, decode_npu_core, decode_vgpu_ids
+from vgpuctl.core.cluster.model import NodeState
+from vgpuctl.core.codecs.ascend_pod import decode_ascend_allocations, decode_npu_core
+from vgpuctl.core.codecs.pod_alloc import decode_vgpu_ids
 from vgpuctl.core.doctor.components import as_map
 from vgpuctl.core.doctor.framework import Category, DoctorContext, check
 from vgpuctl.core.facts import AscendNode, ClusterFacts, VgpuNode

@@ -375,8 +375,9 @@ def uninstall_command(
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
 ) -> None:
-    """Take back what install did: scheduler edits undone, the objects install created deleted (the webhook's
-    too, its configurations first, its cluster-aware ClusterRole and binding included), yours left alone."""
+    """Take back what install did: its scheduler edits undone, the objects it created deleted, yours kept.
+
+    The webhook's objects go too: its configurations first, its cluster-aware ClusterRole and binding included."""
     from vgpuctl.kube.writer import read_state
 
     manifests = _every_object(_variants())

@@ -33,7 +33,7 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from tests.kube.conftest import TOKEN, write_kubeconfig
-from vgpuctl.kube.config import tune_configuration
+from vgpuctl.kube.kubeconfig import tune_configuration
 
 NAMESPACED = {"configmaps", "serviceaccounts", "pods", "daemonsets", "deployments", "secrets", "services",
               "poddisruptionbudgets", "networkpolicies", "statefulsets"}

@@ -20,8 +20,8 @@ from kubernetes.client import ApiClient, Configuration
 from tests.install.test_install_live import run
 from tests.kube.conftest import write_kubeconfig
 from vgpuctl.core.install.plan import Action, Method, Plan, Ref, Step
-from vgpuctl.kube.config import tune_configuration
 from vgpuctl.kube.errors import ClusterUnreachable
+from vgpuctl.kube.kubeconfig import tune_configuration
 from vgpuctl.kube.writer import apply_plan, read_state
 
 INTERNALS = ("ConnectionPool", "Max retries", "urllib3", "NewConnectionError", "object at 0x")

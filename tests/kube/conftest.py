@@ -22,7 +22,7 @@ from kubernetes.client import ApiClient, Configuration
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from vgpuctl.kube.config import tune_configuration
+from vgpuctl.kube.kubeconfig import tune_configuration
 
 TOKEN = "t0ken-for-tests"
 LIST_PATHS = {

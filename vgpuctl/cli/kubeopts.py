@@ -34,7 +34,7 @@ def context_option() -> Any:
 
 def connect(kubeconfig: str | None, context: str | None) -> ApiClient:
     """A client for the chosen cluster; raises `UsageError` (exit 2) or `ClusterUnreachable` (exit 3)."""
-    from vgpuctl.kube.config import load_api_client
+    from vgpuctl.kube.kubeconfig import load_api_client
 
     return load_api_client(kubeconfig, context)
 

@@ -126,7 +126,7 @@ def serve_command(
 def _cluster_watch_factory(kubeconfig: str | None, context: str | None) -> Callable[[Any], Any]:
     """Check now that a cluster configuration loads (a usage error or exit 3 at start, not a worker that
     never gets ready), and return what starts the watch in each worker, with its own client."""
-    from vgpuctl.kube.config import load_api_client
+    from vgpuctl.kube.kubeconfig import load_api_client
     from vgpuctl.kube.watch import ClusterWatch
 
     load_api_client(kubeconfig, context).close()  # type: ignore[no-untyped-call]  # kubernetes is untyped

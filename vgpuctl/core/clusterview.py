@@ -28,7 +28,7 @@ from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.scheduler_config import DeviceshareArgs
 from vgpuctl.core.versions import Version
 from vgpuctl.core.why.anyfit import FitIndex, NodeSummary, build_index, summarize
-from vgpuctl.core.why.env import WhyEnv
+from vgpuctl.core.why.scheduler_env import WhyEnv
 
 ALL_FAMILIES = DeviceshareArgs(gpu_sharing=True, gpu_number=True, vgpu=True, ascend_mindcluster=True,
                                ascend_hami=True)

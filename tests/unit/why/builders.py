@@ -8,7 +8,7 @@ import yaml
 
 from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.cluster.model import ClusterSnapshot
-from vgpuctl.core.why.env import WhyEnv
+from vgpuctl.core.why.scheduler_env import WhyEnv
 from vgpuctl.core.why.simulate import env_from_snapshot
 
 A100 = "NVIDIA-NVIDIA A100-PCIE-40GB"

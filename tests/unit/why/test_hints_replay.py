@@ -23,9 +23,9 @@ from tests.unit.why.builders import NVIDIA, device_config, pod, scheduler, vgpu_
 from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
 from vgpuctl.core.podrules import review
-from vgpuctl.core.why.env import WhyEnv
 from vgpuctl.core.why.model import WhyReport
 from vgpuctl.core.why.request import parse_pod
+from vgpuctl.core.why.scheduler_env import WhyEnv
 from vgpuctl.core.why.simulate import env_from_snapshot, explain_in_snapshot, simulate_node
 
 A310P = {"commonWord": "Ascend310P", "chipName": "310P3", "resourceName": "huawei.com/Ascend310P",

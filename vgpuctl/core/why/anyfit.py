@@ -25,9 +25,9 @@ from typing import Any
 from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import NodeState
 from vgpuctl.core.why import vgpu as vgpu_filter
-from vgpuctl.core.why.env import WhyEnv
 from vgpuctl.core.why.model import NodeVerdict
 from vgpuctl.core.why.request import PERCENT_UNSET, PodRequest
+from vgpuctl.core.why.scheduler_env import WhyEnv
 from vgpuctl.core.why.simulate import requested_families, simulate_node
 
 DEFAULT_BUDGET = 32  # exact simulations per request (~10-20 µs each)

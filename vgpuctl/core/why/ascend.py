@@ -19,9 +19,9 @@ from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import DeviceState, NodeState
 from vgpuctl.core.deviceconfig import VnpuConfig, trim_vnpu_memory
 from vgpuctl.core.quantity import QuantityError, parse_quantity
-from vgpuctl.core.why.env import WhyEnv
 from vgpuctl.core.why.model import DeviceChoice, Miss, NodeVerdict, Reason
 from vgpuctl.core.why.request import AscendRequest, PodRequest
+from vgpuctl.core.why.scheduler_env import WhyEnv
 
 FAMILY = spec.Family.ASCEND_HAMI
 

@@ -10,9 +10,9 @@ from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import NodeState
 from vgpuctl.core.codecs.ascend_pod import decode_ascend_allocations, decode_npu_core
 from vgpuctl.core.codecs.pod_alloc import decode_gpu_index, decode_vgpu_ids
-from vgpuctl.core.why.env import WhyEnv, mapping
 from vgpuctl.core.why.model import DeviceChoice, Placement, WhyReport
 from vgpuctl.core.why.request import quantity_value
+from vgpuctl.core.why.scheduler_env import WhyEnv, mapping
 
 _ALLOCATED = "-devices-allocated"
 

@@ -37,9 +37,9 @@ from vgpuctl.core import spec
 from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.cluster.model import DeviceState, NodeState
 from vgpuctl.core.podrules.targets import as_list, as_mapping, is_volcano_job
-from vgpuctl.core.why.env import WhyEnv
 from vgpuctl.core.why.model import DeviceChoice, NodeVerdict, Placement, UnfitGroup
 from vgpuctl.core.why.request import parse_pod
+from vgpuctl.core.why.scheduler_env import WhyEnv
 
 MIN_SOURCE_JOB = "spec.minAvailable"
 MIN_SOURCE_SUM = "each task's minAvailable or replicas, summed (no spec.minAvailable)"

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import NodeState
-from vgpuctl.core.why.env import WhyEnv
 from vgpuctl.core.why.model import DeviceChoice, Miss, NodeVerdict, Reason
 from vgpuctl.core.why.request import PodRequest
+from vgpuctl.core.why.scheduler_env import WhyEnv
 
 
 def device_model_problem(node: NodeState, env: WhyEnv) -> str | None:

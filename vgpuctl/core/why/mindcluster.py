@@ -22,9 +22,9 @@ from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import NodeState
 from vgpuctl.core.codecs.ascend_pod import decode_npu_core
 from vgpuctl.core.podrules.mindcluster import template_for
-from vgpuctl.core.why.env import WhyEnv, mapping
 from vgpuctl.core.why.model import DeviceChoice, Miss, NodeVerdict, Reason
 from vgpuctl.core.why.request import PodRequest, quantity_value
+from vgpuctl.core.why.scheduler_env import WhyEnv, mapping
 
 FAMILY = spec.Family.ASCEND_MINDCLUSTER
 AICPU_PER_CHIP = 7

@@ -21,7 +21,7 @@ from vgpuctl.core.podrules.context import ContainerView, PodContext, build_conte
 from vgpuctl.core.podrules.mindcluster import npu_core_request
 from vgpuctl.core.podrules.resources import whole_number
 from vgpuctl.core.podrules.targets import PodTarget, as_mapping
-from vgpuctl.core.why.env import WhyEnv
+from vgpuctl.core.why.scheduler_env import WhyEnv
 
 PERCENT_UNSET = 101  # Volcano's "no percentage given"
 _UINT64 = 2**64

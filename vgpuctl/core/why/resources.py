@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import NodeState
 from vgpuctl.core.versions import checks_vgpu_resources_generically
-from vgpuctl.core.why.env import WhyEnv
 from vgpuctl.core.why.model import Miss, NodeVerdict, Reason
+from vgpuctl.core.why.scheduler_env import WhyEnv
 
 PROGRESS = 20.0  # past every device check: closer to fitting than any device-level miss
 

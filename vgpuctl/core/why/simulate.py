@@ -19,7 +19,6 @@ from vgpuctl.core.codecs.locks import find_node_locks
 from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.versions import Version
 from vgpuctl.core.why import ascend, gpushare, mindcluster, vgpu
-from vgpuctl.core.why.env import WhyEnv, mapping
 from vgpuctl.core.why.model import (
     PHASE_WHAT_IF,
     DeviceChoice,
@@ -33,6 +32,7 @@ from vgpuctl.core.why.model import (
 from vgpuctl.core.why.request import PodRequest, parse_pod
 from vgpuctl.core.why.resources import unadvertised
 from vgpuctl.core.why.rules import judge
+from vgpuctl.core.why.scheduler_env import WhyEnv, mapping
 
 CLOSEST = 5
 _LOCKS = {spec.Family.VGPU: spec.LOCK_VGPU, spec.Family.GPUSHARE: spec.LOCK_GPUSHARE,

@@ -22,10 +22,10 @@ from vgpuctl.core.cluster.model import NodeState
 from vgpuctl.core.deviceconfig import VnpuConfig
 from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.why import vgpu as vgpu_filter
-from vgpuctl.core.why.env import WhyEnv
 from vgpuctl.core.why.model import Edit, NodeVerdict, Reason, Suggestion
 from vgpuctl.core.why.request import PERCENT_UNSET, PodRequest, parse_pod
 from vgpuctl.core.why.rules import judge
+from vgpuctl.core.why.scheduler_env import WhyEnv
 from vgpuctl.core.why.simulate import simulate_node
 
 _SEARCH_LIMIT = 1 << 20  # bisection ceiling when the request gives none (MiB or units)

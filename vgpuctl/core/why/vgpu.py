@@ -23,9 +23,9 @@ from vgpuctl.core.cluster.model import DeviceState, NodeState
 from vgpuctl.core.codecs.pod_alloc import decode_mig_id, decode_vgpu_ids
 from vgpuctl.core.deviceconfig import MigGeometry, MigGroup, MigInstance
 from vgpuctl.core.quantity import QuantityError, parse_quantity
-from vgpuctl.core.why.env import WhyEnv, mapping, matching_rules
 from vgpuctl.core.why.model import DeviceChoice, Miss, NodeVerdict, Reason
 from vgpuctl.core.why.request import PERCENT_UNSET, PodRequest, VgpuRequest, go_uint
+from vgpuctl.core.why.scheduler_env import WhyEnv, mapping, matching_rules
 
 FAMILY = spec.Family.VGPU
 _ALLOCATABLE = (spec.VGPU_NUMBER, spec.VGPU_CORES, spec.VGPU_MEMORY)  # hard-coded in Volcano, not configurable

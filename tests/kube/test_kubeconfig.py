@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.kube.conftest import TOKEN, FakeCluster, write_kubeconfig
-from vgpuctl.kube.config import load_api_client
 from vgpuctl.kube.errors import ClusterUnreachable
+from vgpuctl.kube.kubeconfig import load_api_client
 from vgpuctl.kube.reader import read_cluster
 from vgpuctl.sources import UsageError
 

@@ -31,7 +31,7 @@ from typing import IO, Any
 import orjson
 import yaml
 
-from vgpuctl.sources import UsageError
+from vgpuctl.errors import UsageError
 
 SERVER_VERSION_ANNOTATION = "vgpuctl.io/server-version"
 KINDS_ANNOTATION = "vgpuctl.io/kinds"

@@ -23,7 +23,7 @@ from vgpuctl.core.deviceconfig import (
     payload_from_document,
 )
 from vgpuctl.core.lintreport import Document
-from vgpuctl.errors import UsageError as UsageError  # re-exported: raised for unreadable paths
+from vgpuctl.errors import UsageError
 
 try:  # the C loader is ~10× faster on large manifests and snapshots
     _Loader: Any = yaml.CSafeLoader

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tests.kube.conftest import TOKEN, FakeCluster, write_kubeconfig
+from vgpuctl.errors import UsageError
 from vgpuctl.kube.errors import ClusterUnreachable
 from vgpuctl.kube.kubeconfig import load_api_client
 from vgpuctl.kube.reader import read_cluster
-from vgpuctl.sources import UsageError
 
 
 @pytest.fixture

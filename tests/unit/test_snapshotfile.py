@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from vgpuctl.errors import UsageError
 from vgpuctl.snapshotfile import SERVER_VERSION_ANNOTATION, SnapshotData, load_snapshot, save_snapshot
-from vgpuctl.sources import UsageError
 
 # What `kubectl get nodes,pods,configmaps,secrets -A -o yaml` prints (trimmed): a v1 List whose items
 # carry their own apiVersion/kind, quoted timestamps, and an empty resourceVersion.

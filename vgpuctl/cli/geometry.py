@@ -27,6 +27,7 @@ from vgpuctl.core.geometry.merge import Prefer, merge_payloads
 from vgpuctl.core.geometry.report import GeometryReport, LocatedFinding, sort_findings
 from vgpuctl.core.geometry.validate import form_for, validate_source
 from vgpuctl.core.versions import NEWEST_VOLCANO, Version
+from vgpuctl.errors import UsageError
 from vgpuctl.render import OutputFormat, dump, to_json
 from vgpuctl.render.geometry import (
     render_device_config,
@@ -35,7 +36,7 @@ from vgpuctl.render.geometry import (
     render_geometry_report,
     render_merge_summary,
 )
-from vgpuctl.sources import UsageError, read_text
+from vgpuctl.sources import read_text
 
 
 class DocumentFormat(str, enum.Enum):

@@ -51,10 +51,10 @@ from vgpuctl.core.install.webhook import (
     webhook_refs,
 )
 from vgpuctl.core.versions import Version
+from vgpuctl.errors import UsageError
 from vgpuctl.render import OutputFormat, dump
 from vgpuctl.render.doctor import render_doctor
 from vgpuctl.render.install import install_report, render_outcome, render_plan
-from vgpuctl.sources import UsageError
 
 if TYPE_CHECKING:
     from kubernetes.client import ApiClient

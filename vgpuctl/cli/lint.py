@@ -21,9 +21,10 @@ from vgpuctl.core.facts import BUILTIN_DEVICE_CONFIG_SUMMARY, ClusterFacts
 from vgpuctl.core.findings import Severity
 from vgpuctl.core.lintreport import lint
 from vgpuctl.core.versions import Version
+from vgpuctl.errors import UsageError
 from vgpuctl.render import OutputFormat, dump
 from vgpuctl.render.lint import render_lint
-from vgpuctl.sources import UsageError, load_device_config, read_manifests
+from vgpuctl.sources import load_device_config, read_manifests
 
 EPILOG = """[bold]Examples[/bold]
 

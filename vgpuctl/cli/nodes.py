@@ -23,9 +23,9 @@ from vgpuctl.core.doctor import judge_nodes
 from vgpuctl.core.findings import ExitStatus, Severity
 from vgpuctl.core.selector import SelectorError, parse_selector
 from vgpuctl.core.spec import Family
+from vgpuctl.errors import UsageError
 from vgpuctl.render import OutputFormat, dump
 from vgpuctl.snapshotfile import gc_paused
-from vgpuctl.sources import UsageError
 
 EPILOG = """[bold]Examples[/bold]
 

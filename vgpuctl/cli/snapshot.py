@@ -18,8 +18,8 @@ import typer
 from vgpuctl.cli.env import fail, guarded, stderr
 from vgpuctl.cli.kubeopts import cluster_errors, connect, context_option, kubeconfig_option
 from vgpuctl.core.findings import ExitStatus
+from vgpuctl.errors import UsageError
 from vgpuctl.snapshotfile import save_snapshot
-from vgpuctl.sources import UsageError
 
 EPILOG = """[bold]Examples[/bold]
 

@@ -20,8 +20,7 @@ from vgpuctl.cli.env import fail, guarded, stdout
 from vgpuctl.cli.kubeopts import cluster_errors, context_option, kubeconfig_option
 from vgpuctl.cli.options import PrivilegedPolicy, volcano_version_option
 from vgpuctl.core.findings import ExitStatus
-from vgpuctl.errors import EXTRA_MODULES, MissingExtra
-from vgpuctl.sources import UsageError
+from vgpuctl.errors import EXTRA_MODULES, MissingExtra, UsageError
 
 SERVE_EPILOG = """[bold]Examples[/bold]
 

@@ -16,8 +16,9 @@ from vgpuctl.core.findings import ExitStatus
 from vgpuctl.core.podrules.targets import pod_targets
 from vgpuctl.core.why.simulate import explain_in_snapshot
 from vgpuctl.core.why.whatif import explain_what_if
+from vgpuctl.errors import UsageError
 from vgpuctl.render import OutputFormat, dump
-from vgpuctl.sources import UsageError, read_manifests
+from vgpuctl.sources import read_manifests
 
 EPILOG = """[bold]Examples[/bold]
 

@@ -19,8 +19,8 @@ from kubernetes.client import ApiClient, Configuration
 from kubernetes.config import incluster_config as incluster
 from kubernetes.config.config_exception import ConfigException
 
+from vgpuctl.errors import UsageError
 from vgpuctl.kube.errors import ClusterUnreachable
-from vgpuctl.sources import UsageError
 
 DEFAULT_KUBECONFIG = "~/.kube/config"
 

@@ -22,7 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from vgpuctl.core.deviceconfig import DeviceConfig
-from vgpuctl.sources import UsageError, load_device_config
+from vgpuctl.errors import UsageError
+from vgpuctl.sources import load_device_config
 
 FileIdentity = tuple[int, int, int, int]  # st_dev, st_ino, st_size, st_mtime_ns of the resolved file
 

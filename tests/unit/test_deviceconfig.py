@@ -15,8 +15,8 @@ from vgpuctl.core.deviceconfig import (
     MigInstance,
     VnpusForm,
     default_device_config,
-    mig_best_fit,
     mig_fit_in_geometry,
+    mig_request_mib,
     parse_device_config,
     payload_from_document,
     trim_vnpu_memory,
@@ -121,7 +121,9 @@ def test_payload_from_configmap_and_bare_payload() -> None:
 
 def test_dynamic_mig_design_example_picks_group2_for_8000() -> None:
     nv = load(UPSTREAM).nvidia
-    fit = mig_best_fit(nv, "NVIDIA-NVIDIA A100-PCIE-40GB", 8000)
+    geometry = nv.geometry_for("NVIDIA-NVIDIA A100-PCIE-40GB")
+    assert geometry is not None
+    fit = mig_fit_in_geometry(geometry, mig_request_mib(nv, 8000))
     assert fit is not None and fit.group.name == "group2" and fit.instance.name == "2g.10gb"
 
 
@@ -131,15 +133,20 @@ def test_dynamic_mig_design_example_picks_group2_for_8000() -> None:
      (10241, "group3", "3g.20gb"), (40960, "group4", "7g.40gb")],
 )
 def test_first_group_with_a_fitting_instance_wins(memory: int, group: str, instance: str) -> None:
-    fit = mig_best_fit(load(UPSTREAM).nvidia, "NVIDIA A100-SXM4-40GB", memory)
+    nv = load(UPSTREAM).nvidia
+    geometry = nv.geometry_for("NVIDIA A100-SXM4-40GB")
+    assert geometry is not None
+    fit = mig_fit_in_geometry(geometry, mig_request_mib(nv, memory))
     assert fit is not None and (fit.group.name, fit.instance.name) == (group, instance)
 
 
 def test_no_fit_when_too_large_or_model_unknown() -> None:
     nv = load(UPSTREAM).nvidia
-    assert mig_best_fit(nv, "NVIDIA A100-SXM4-40GB", 40961) is None
-    assert mig_best_fit(nv, "NVIDIA H100 80GB HBM3", 1000) is None  # not in the shipped models
-    assert mig_best_fit(nv, "NVIDIA A100 80GB PCIe", 1000) is None  # spaces: no alias is a substring
+    geometry = nv.geometry_for("NVIDIA A100-SXM4-40GB")
+    assert geometry is not None
+    assert mig_fit_in_geometry(geometry, mig_request_mib(nv, 40961)) is None
+    assert nv.geometry_for("NVIDIA H100 80GB HBM3") is None  # not in the shipped models
+    assert nv.geometry_for("NVIDIA A100 80GB PCIe") is None  # spaces: no alias is a substring
 
 
 def test_smallest_instance_inside_a_group_regardless_of_listed_order() -> None:
@@ -152,7 +159,9 @@ def test_gpu_memory_factor_multiplies_the_request() -> None:
     from dataclasses import replace
 
     nv = replace(load(UPSTREAM).nvidia, gpu_memory_factor=2)
-    fit = mig_best_fit(nv, "A100-PCIE-40GB", 3000)  # 6000 MiB after the factor
+    geometry = nv.geometry_for("A100-PCIE-40GB")
+    assert geometry is not None
+    fit = mig_fit_in_geometry(geometry, mig_request_mib(nv, 3000))  # 6000 MiB after the factor
     assert fit is not None and fit.request == 6000 and fit.instance.name == "2g.10gb"
 
 

@@ -83,7 +83,7 @@ def test_ascend_hami_preemption_from_1_15_2_and_1_16_0(version: str, preempts: b
     """volcano-sh/volcano PR #5843 "fix(deviceshare): support HAMi Ascend normal preemption"
     (`preemptorFitsOnNode`, `pkg/scheduler/actions/preempt/preempt.go`): master 5a15213d8, after v1.16.0-alpha.1,
     and release-1.15 eedb4492e, after v1.15.1; the release-1.14 backport (PR #5867) is not merged."""
-    assert v.preempts_for_ascend_hami(v.parse_version(version)) is preempts
+    assert v.ASCEND_HAMI_PREEMPTION.in_version(v.parse_version(version)) is preempts
 
 
 def test_untagged_fixes_say_so_until_the_tag_is_added() -> None:

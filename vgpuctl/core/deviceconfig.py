@@ -405,16 +405,9 @@ def mig_request_mib(nvidia: NvidiaConfig, memory: int) -> int:
     return memory * nvidia.memory_factor
 
 
-def mig_best_fit(nvidia: NvidiaConfig, device_type: str, memory: int) -> MigFit | None:
-    """docs/vgpu.md#vgpu-mig on an idle GPU: groups in config order, the smallest instance ≥ request inside a group,
-    the first group that has one wins. None when the model is unknown or nothing is large enough."""
-    geometry = nvidia.geometry_for(device_type)
-    if geometry is None:
-        return None
-    return mig_fit_in_geometry(geometry, mig_request_mib(nvidia, memory))
-
-
 def mig_fit_in_geometry(geometry: MigGeometry, request: int) -> MigFit | None:
+    """docs/vgpu.md#vgpu-mig on an idle GPU: groups in config order, the smallest instance ≥ `request` MiB (after
+    `mig_request_mib`) inside a group, the first group that has one wins. None when nothing is large enough."""
     for group in geometry.groups:
         for instance in sorted(group.instances, key=lambda i: i.memory):
             if instance.memory >= request:

@@ -133,16 +133,6 @@ class Quantity:
     format: Format
 
     @property
-    def has_unit(self) -> bool:
-        """Whether a suffix (SI unit or exponent) was written."""
-        return self.suffix != ""
-
-    @property
-    def is_whole(self) -> bool:
-        """Whether the value is mathematically an integer (stricter than `is_integer`)."""
-        return self.value == self.value.to_integral_value()
-
-    @property
     def is_integer(self) -> bool:
         """Whether the apiserver accepts this value for an integer resource.
 
@@ -152,7 +142,7 @@ class Quantity:
         and so do ``"1000001u"`` (1000.001m -> 1001m) and ``"1001u"`` (1.001m -> 2m).  But a value less
         than a thousandth *below* a whole number passes: ``"999999u"`` (999.999m), ``"999999999n"`` and
         ``"0.9999999"`` all round up to exactly 1000m, and Kubernetes then counts them as 1 (see
-        `as_int`).  Use `is_whole` to detect such silently rounded values.
+        `as_int`), while ``value`` stays exact (``0.9999999``, not 1).
         """
         return self.milli_value_rounded_up() % 1000 == 0
 

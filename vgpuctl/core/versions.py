@@ -196,11 +196,6 @@ def accepts_vnpus_wrapper(v: Version) -> bool:
     return VNPUS_WRAPPER.in_version(v)
 
 
-def preempts_for_ascend_hami(v: Version) -> bool:
-    """Normal preemption frees fragmented Ascend HAMi vNPUs (1.15.2+, ≥ 1.16.0 final)."""
-    return ASCEND_HAMI_PREEMPTION.in_version(v)
-
-
 def leaves_ascend_lock_to_plugin(v: Version) -> bool:
     """Volcano takes `hami.io/mutex.lock` on an Ascend HAMi node and never releases it (≥ 1.16, 3347c2025)."""
     return _at_least(v, 1, 16)

@@ -66,13 +66,6 @@ def _packaged(path: str) -> str | None:
     return None
 
 
-def shipped_files(directory: str = BASE) -> dict[str, str]:
-    """File name → text of every YAML file the package ships for `deploy/<directory>`."""
-    folder = resources.files(__name__).joinpath(SHIPPED[directory])
-    return {entry.name: entry.read_text(encoding="utf-8") for entry in folder.iterdir()
-            if entry.is_file() and entry.name.endswith(".yaml")}
-
-
 def webhook_objects(*, cluster_aware: bool = False) -> list[dict[str, Any]]:
     """The webhook's objects, in the order the kustomization lists its resources: the base, or with
     `cluster_aware` the cluster-aware overlay built on it."""

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.geometry.helpers import VGPU_CM, VNPU_CM, payload
-from vgpuctl.core.deviceconfig import default_device_config, mig_best_fit, parse_device_config, trim_vnpu_memory
+from vgpuctl.core.deviceconfig import (
+    default_device_config,
+    mig_fit_in_geometry,
+    mig_request_mib,
+    parse_device_config,
+    trim_vnpu_memory,
+)
 from vgpuctl.core.geometry.explain import explain_mig, explain_vnpu, find_chip
 
 VGPU = parse_device_config(payload(VGPU_CM)).config
@@ -23,7 +29,9 @@ A100_40 = "NVIDIA A100-SXM4-40GB"
 def test_mig_answers_match_the_best_fit_the_pod_rules_use(memory: int, answer: str, group: str) -> None:
     assert VGPU is not None
     e = explain_mig(VGPU, A100_40, memory)
-    fit = mig_best_fit(VGPU.nvidia, A100_40, memory)
+    geometry = VGPU.nvidia.geometry_for(A100_40)
+    assert geometry is not None
+    fit = mig_fit_in_geometry(geometry, mig_request_mib(VGPU.nvidia, memory))
     assert fit is not None and e.fits
     assert (e.result["instance"], e.result["group"]) == (fit.instance.name, fit.group.name) == (answer, group)
     assert e.result["entry"] == 1 and "knownMigGeometries[1]" in e.steps[1]

@@ -35,7 +35,7 @@ def test_mig_node_on_containerd_with_nvidia_default(tmp_path: Path) -> None:
     facts = collect(root, runner, node_name="gpu-1", timeout=5)
     assert facts.hostname == "gpu-1" and facts.device_nodes == {"nvidia"}
     assert len(facts.gpus) == 4 and facts.driver_version == "535.216.01"
-    assert [g.index for g in facts.mig_enabled_gpus] == [0]
+    assert [g.index for g in facts.gpus if g.mig_mode is MigMode.ENABLED] == [0]
     assert {p.name for p in facts.profiles_of(0)} >= {"1g.10gb", "7g.80gb"}
     assert facts.engine_in_use == "containerd" and "containerd.sock" in facts.engine_evidence
     containerd = facts.runtime("containerd")

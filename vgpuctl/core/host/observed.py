@@ -12,7 +12,7 @@ import enum
 from dataclasses import dataclass, field
 
 from vgpuctl.core.host.npu_smi import NpuChip
-from vgpuctl.core.host.nvidia_smi import GpuInfo, MigMode, MigProfile
+from vgpuctl.core.host.nvidia_smi import GpuInfo, MigProfile
 from vgpuctl.core.host.runtime import RuntimeConfig
 
 
@@ -103,7 +103,3 @@ class HostFacts:
 
     def profiles_of(self, gpu_index: int) -> tuple[MigProfile, ...]:
         return tuple(p for p in self.mig_profiles if p.gpu == gpu_index)
-
-    @property
-    def mig_enabled_gpus(self) -> tuple[GpuInfo, ...]:
-        return tuple(g for g in self.gpus if g.mig_mode is MigMode.ENABLED)

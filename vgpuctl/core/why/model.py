@@ -39,9 +39,6 @@ class Reason(str, enum.Enum):
     OTHER = "other"
 
 
-REASONS: tuple[str, ...] = tuple(r.value for r in Reason)
-
-
 @dataclass(frozen=True, slots=True)
 class DeviceChoice:
     """One device a container gets (or got): what Volcano books on it."""

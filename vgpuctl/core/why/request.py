@@ -9,7 +9,6 @@ card", int32 truncation of memory, the Ascend template trimming, the MindCluster
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -46,9 +45,9 @@ def as_int64(raw: Any) -> int:
 
 
 def quantity_value(raw: Any) -> int:
-    """`Quantity.Value()`: rounded up to a whole number; unreadable → 0."""
+    """`Quantity.Value()`: rounded to a whole number away from zero, as Go does; unreadable → 0."""
     q = quantity(raw)
-    return 0 if q is None else math.ceil(q.value)
+    return 0 if q is None else q.value_rounded_up()
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
+from rich.text import Span, Text
 
 from vgpuctl.core.cluster.model import DeviceState
 from vgpuctl.core.cluster.report import NodeReport
@@ -21,26 +24,38 @@ NAME_ROOM = 8  # the least width a wrapping column is given
 GAP = 2  # the space between two columns (padding (0, 1))
 
 
+class _Cell(NamedTuple):
+    """One table cell: its text, its own style (its padding's too) and the styled stretches inside it."""
+
+    plain: str
+    style: str = ""
+    spans: tuple[Span, ...] = ()
+
+    def text(self) -> Text:
+        return Text(self.plain, style=self.style, spans=list(self.spans))
+
+
 def _style(used: int, total: int) -> str:
     ratio = min(max(used / total, 0.0), 1.0)
     return "red" if ratio >= 0.9 else ("yellow" if ratio >= 0.6 else "green")
 
 
-def bar(used: int, total: int, unit: str = "") -> Text:
+_NONE = _Cell("–", "dim")
+
+
+def bar(used: int, total: int, unit: str = "") -> _Cell:
     if total <= 0:
-        return Text("–", style="dim")
+        return _NONE
     filled = round(min(max(used / total, 0.0), 1.0) * BAR)
-    text = Text("█" * filled, style=_style(used, total))
-    text.append("░" * (BAR - filled), style="dim")
-    text.append(f" {used}/{total}{unit}")
-    return text
+    empty = (Span(filled, BAR, "dim"),) if filled < BAR else ()
+    return _Cell(f"{'█' * filled}{'░' * (BAR - filled)} {used}/{total}{unit}", _style(used, total), empty)
 
 
-def figure(used: int, total: int) -> Text:
+def figure(used: int, total: int) -> _Cell:
     """`used/total` without the bar, coloured as the bar would be."""
     if total <= 0:
-        return Text("–", style="dim")
-    return Text(f"{used}/{total}", style=_style(used, total))
+        return _NONE
+    return _Cell(f"{used}/{total}", _style(used, total))
 
 
 def _short(device_id: str) -> str:
@@ -58,24 +73,29 @@ def _counts(findings: Sequence[Finding]) -> str:
     return ", ".join(shown) or plural(by[Severity.INFO], "note")
 
 
-def _cells(d: DeviceState, bars: bool, pods_per_line: bool = False) -> dict[str, Text]:
-    health = Text("ok", "green") if d.health else Text("unhealthy", "bold red")
-    pods = Text((",\n" if pods_per_line else ", ").join(d.pods) if d.pods else "–")
+_OK, _UNHEALTHY = _Cell("ok", "green"), _Cell("unhealthy", "bold red")
+
+
+def _cells(d: DeviceState, bars: bool, pods_per_line: bool = False) -> dict[str, _Cell]:
+    pods = (",\n" if pods_per_line else ", ").join(d.pods) if d.pods else "–"
     if d.slices:
-        pods.append(f"{chr(10) if pods_per_line else '  '}[{', '.join(d.slices)}]", "magenta")
+        shown = f"{pods}{chr(10) if pods_per_line else '  '}[{', '.join(d.slices)}]"
+        pods_cell = _Cell(shown, "", (Span(len(pods), len(shown), "magenta"),))
+    else:
+        pods_cell = _Cell(pods)
     show = bar if bars else figure
-    return {"#": Text(str(d.index)), "DEVICE": Text(_short(d.id)), "TYPE": Text(_type(d)), "MODE": Text(d.mode),
-            "HEALTH": health, "MEMORY (MiB)": show(d.memory_used, d.memory_total),
-            "CORES": show(d.cores_used, d.cores_total), "SLOTS": show(d.slots_used, d.slots_total), "PODS": pods}
+    return {"#": _Cell(str(d.index)), "DEVICE": _Cell(_short(d.id)), "TYPE": _Cell(_type(d)), "MODE": _Cell(d.mode),
+            "HEALTH": _OK if d.health else _UNHEALTHY, "MEMORY (MiB)": show(d.memory_used, d.memory_total),
+            "CORES": show(d.cores_used, d.cores_total), "SLOTS": show(d.slots_used, d.slots_total), "PODS": pods_cell}
 
 
-def _natural(rows: list[dict[str, Text]]) -> dict[str, int]:
-    return {column: max(len(column), *(row[column].cell_len for row in rows)) for column in rows[0]}
+def _natural(rows: list[dict[str, _Cell]]) -> dict[str, int]:
+    return {column: max(len(column), *(cell_len(row[column].plain) for row in rows)) for column in rows[0]}
 
 
-def _wrapping(rows: list[dict[str, Text]], width: int) -> tuple[str, ...]:
-    """The fewest name columns (in NAMES order) that must wrap for the rest to be whole within `width`."""
-    natural = _natural(rows)
+def _wrapping(natural: dict[str, int], width: int) -> tuple[str, ...]:
+    """The fewest name columns (in NAMES order) that must wrap for the rest to be whole within `width`, the
+    columns' `_natural` widths given."""
     room = width - GAP * (len(natural) - 1) - sum(w for column, w in natural.items() if column not in NAMES)
     for count in range(len(NAMES)):
         wrap = NAMES[:count]
@@ -85,24 +105,79 @@ def _wrapping(rows: list[dict[str, Text]], width: int) -> tuple[str, ...]:
     return NAMES
 
 
-def _device_table(devices: Sequence[DeviceState], width: int) -> Table:
+def _device_table(devices: Sequence[DeviceState], width: int, styled: bool = True) -> Table | Text:
     """A row per device. Too wide for `width`: the bars go (the figures stay whole, coloured as the bars
     were), then names wrap; a figure, the index or the health is never cut."""
     rows = [_cells(d, bars=True) for d in devices]
-    if sum(_natural(rows).values()) + GAP * (len(rows[0]) - 1) > width:
+    natural = _natural(rows)
+    if sum(natural.values()) + GAP * (len(rows[0]) - 1) > width:
         rows = [_cells(d, bars=False) for d in devices]
-    wrap = _wrapping(rows, width)
+        natural = _natural(rows)
+    wrap = _wrapping(natural, width)
     if "PODS" in wrap:  # a pod per line: a name is folded only when it alone is wider than the column
         rows = [_cells(d, bars=False, pods_per_line=True) for d in devices]
+    aligned = _aligned(rows, styled, natural) if not wrap else None
+    return aligned if aligned is not None else _table(rows, wrap)
+
+
+def _table(rows: list[dict[str, _Cell]], wrap: tuple[str, ...]) -> Table:
     table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1))
     for column in rows[0]:
         table.add_column(column, no_wrap=column not in wrap, overflow="fold" if column in wrap else "ellipsis")
     for row in rows:
-        table.add_row(*row.values())
+        table.add_row(*(cell.text() for cell in row.values()))
     return table
 
 
+def _aligned(rows: list[dict[str, _Cell]], styled: bool = True, widths: dict[str, int] | None = None
+             ) -> Text | None:
+    """What `_table` draws when every column fits whole: each column as wide as its widest cell, a cell padded
+    in its own style, two plain spaces between columns, the header in `table.header`. One Text, not a rich
+    Table: the Table's layout took 4 ms a node, 20 s for `nodes` on 5,000 nodes (benchmarks/nodes_table.py).
+    None when a cell holds a line break or a tab, which the Table lays out its own way. Not `styled`: the
+    same characters without styles (for an output that shows none). `widths`: the rows' `_natural` widths."""
+    if any("\n" in cell.plain or "\t" in cell.plain for row in rows for cell in row.values()):
+        return None
+    widths = widths or _natural(rows)
+    gap = " " * GAP
+    parts = [gap.join(f"{column}{' ' * (width - len(column))}" for column, width in widths.items())]
+    spans = [Span(0, len(parts[0]), "table.header")]
+    at = len(parts[0])
+    for row in rows:
+        parts.append("\n")
+        at += 1
+        for i, (column, cell) in enumerate(row.items()):
+            if i:
+                parts.append(gap)
+                at += GAP
+            padded = f"{cell.plain}{' ' * (widths[column] - cell_len(cell.plain))}"
+            if styled:
+                if cell.style:
+                    spans.append(Span(at, at + len(padded), cell.style))
+                spans.extend(Span(at + s.start, at + s.end, s.style) for s in cell.spans)
+            parts.append(padded)
+            at += len(padded)
+    return Text("".join(parts), spans=spans if styled else None)
+
+
+# What rich's Text rewrites before printing (the control codes it strips, tabs it expands).
+_REWRITTEN = re.compile("[\t\x07\x08\x0b\x0c\x0d]")
+
+
+def _print_plain(console: Console, text: str) -> None:
+    """`console.print(Text(text))` where no style shows: written as it is unless rich would rewrite it (its
+    control-code strip, `str.translate` over every character, was a third of `nodes` on 5,000 nodes:
+    benchmarks/nodes_table.py)."""
+    if _REWRITTEN.search(text):
+        console.print(Text(text))
+    else:
+        console.file.write(f"{text}\n")
+
+
 def render_nodes(report: NodeReport, console: Console) -> None:
+    # Printed a node at a time, as one Text, without styles where none show (a pipe, a file): rich's print
+    # and render per line were most of `nodes` on 5,000 nodes (benchmarks/nodes_table.py).
+    styled = console.color_system is not None
     for node in report.nodes:
         findings = report.findings_of(node)
         worst = report.worst(node)
@@ -116,13 +191,21 @@ def render_nodes(report: NodeReport, console: Console) -> None:
         head.append(f" · {plural(len(node.devices), 'device')}", "dim")
         if worst is not None:
             head.append(f" · {_counts(findings)}", SEVERITY_STYLE[worst])
-        console.print(head)
+        block: list[Text | Table] = [head]
         if node.devices:
-            console.print(_device_table(node.devices, console.width))
-        for finding in findings:
-            console.print(Text.assemble(("  "), (f"{SEVERITY_MARK[finding.severity]} {finding.code}",
-                                                  SEVERITY_STYLE[finding.severity]), ("  "), (finding.message)))
-        console.print()
+            block.append(_device_table(node.devices, console.width, styled))
+        block.extend(Text.assemble(("  "), (f"{SEVERITY_MARK[finding.severity]} {finding.code}",
+                                            SEVERITY_STYLE[finding.severity]), ("  "), (finding.message))
+                     for finding in findings)
+        block.append(Text())
+        texts = [part for part in block if isinstance(part, Text)]
+        if len(texts) < len(block):  # a table that wraps names: rich lays it out
+            for part in block:
+                console.print(part)
+        elif styled:
+            console.print(Text("\n").join(texts))
+        else:
+            _print_plain(console, "\n".join(part.plain for part in texts))
     for finding in report.problems:
         console.print(Text.assemble((f"{SEVERITY_MARK[finding.severity]} {finding.code}",
                                      SEVERITY_STYLE[finding.severity]), (f"  {finding.subject}: "),

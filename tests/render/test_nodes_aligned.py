@@ -1,0 +1,88 @@
+"""The `nodes` table's fast layout (`_aligned`, one Text) draws what the rich Table (`_table`) draws whenever
+every column fits: the same characters in the same styles, in colour and without. The fast layout exists
+because the Table took 20 s for 5,000 nodes; it must never be told apart."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console, RenderableType
+from rich.style import Style
+from rich.text import Text
+
+from benchmarks.snapshot_gen import fleet
+from vgpuctl.core.cluster.build import build_snapshot
+from vgpuctl.core.cluster.model import DeviceState, NodeState
+from vgpuctl.core.spec import Family
+from vgpuctl.render import nodes as render
+
+
+def _console(color: bool) -> Console:
+    return Console(file=io.StringIO(), width=200, force_terminal=color, no_color=not color, highlight=False,
+                   emoji=False, color_system="truecolor" if color else None)
+
+
+def _styled(renderable: RenderableType, color: bool) -> list[tuple[str, Style | None]]:
+    """Each character drawn with its style (what a terminal shows), line breaks included."""
+    console = _console(color)
+    drawn: list[tuple[str, Style | None]] = []
+    for segment in console.render(renderable, console.options):
+        style = segment.style if color and segment.style else None
+        drawn.extend((ch, style) for ch in segment.text)
+    return drawn
+
+
+def _device_sets() -> list[list[DeviceState]]:
+    snapshot = build_snapshot(fleet(12)["items"])
+    sets = [n.devices for n in snapshot.nodes if n.devices]
+    vgpu = Family.VGPU
+    odd = [
+        DeviceState("GPU-短い名前-ü", 0, vgpu, "NVIDIA-NVIDIA H100 80GB HBM3", "mig", False, 81920, 100, 7,
+                    memory_used=81920, cores_used=95, slots_used=7, pods=["ns/a", "ns/ü-pod"], slices=["1g.10gb-0"]),
+        DeviceState("x", 12, Family.GPUSHARE, "NVIDIA", "gpushare", True, 0, 0, 0),
+        DeviceState("GPU-" + "f" * 40, 3, vgpu, "T4", "hami-core", True, 15360, 100, 10, memory_used=14000,
+                    cores_used=61, slots_used=1, pods=["team/p"]),
+    ]
+    return [*sets, odd, odd[:1]]
+
+
+@pytest.mark.parametrize("color", [False, True])
+@pytest.mark.parametrize("bars", [True, False])
+def test_the_aligned_layout_draws_what_the_rich_table_draws(color: bool, bars: bool) -> None:
+    for devices in _device_sets():
+        rows = [render._cells(d, bars=bars) for d in devices]
+        table = render._table([dict(r) for r in (render._cells(d, bars=bars) for d in devices)], ())
+        aligned = render._aligned(rows)
+        assert aligned is not None
+        assert _styled(aligned, color) == _styled(table, color)
+
+
+def test_a_cell_with_a_line_break_is_left_to_the_rich_table() -> None:
+    node = NodeState("n", {}, [Family.VGPU], "hami-core",
+                     [DeviceState("GPU-a\nb", 0, Family.VGPU, "T4", "hami-core", True, 100, 100, 10)])
+    assert render._aligned([render._cells(d, bars=True) for d in node.devices]) is None
+    assert isinstance(render._device_table(node.devices, 200), render.Table)
+    assert isinstance(render._device_table([d for d in _device_sets()[0]], 200), render.Text)
+
+
+@pytest.mark.parametrize("text", [
+    "gpu-node-1  vgpu · mode hami-core\n#  DEVICE\n0  GPU-1  ██░░ 10/100  –",
+    "tab\there", "carriage\rreturn", "bell\x07 backspace\x08 vt\x0b ff\x0c", "escape \x1b[31mred\x1b[0m",
+    "wide 名前 ü", "",
+])
+def test_plain_printing_writes_what_rich_prints_where_no_style_shows(text: str) -> None:
+    ours, rich_own = io.StringIO(), io.StringIO()
+    for out in (ours, rich_own):
+        assert Console(file=out, width=80, soft_wrap=True).color_system is None  # not a terminal
+    render._print_plain(Console(file=ours, width=80, soft_wrap=True), text)
+    Console(file=rich_own, width=80, soft_wrap=True).print(Text(text))
+    assert ours.getvalue() == rich_own.getvalue()
+
+
+def test_the_unstyled_layout_has_the_same_characters() -> None:
+    for devices in _device_sets():
+        rows = [render._cells(d, bars=True) for d in devices]
+        styled, plain = render._aligned(rows), render._aligned(rows, styled=False)
+        assert styled is not None and plain is not None
+        assert plain.plain == styled.plain and not plain.spans and styled.spans

@@ -27,7 +27,7 @@ from vgpuctl.core.cluster.build import build_snapshot, fast_register, vgpu_alloc
 from vgpuctl.core.cluster.model import ClusterSnapshot, NodeState
 from vgpuctl.core.codecs.pod_alloc import decode_vgpu_ids
 from vgpuctl.core.codecs.vgpu_register import decode_vgpu_register
-from vgpuctl.core.versions import Version
+from vgpuctl.core.versions import Version, parse_version
 from vgpuctl.core.why.simulate import explain_in_snapshot
 
 MIXED = Path(__file__).resolve().parents[1] / "fixtures" / "clusters" / "mixed.yaml"
@@ -114,7 +114,8 @@ def test_the_shortcuts_agree_with_the_codecs_on_many_values_and_take_most_plugin
                       for _ in range(rng.randint(1, 3))]
         value = ";".join("".join(c) for c in containers)
         taken += cluster_build._VGPU_IDS_WHOLE.fullmatch(value) is not None
-        assert vgpu_allocations(value) == _codec_allocations(value), value
+        for skips in (False, True):
+            assert vgpu_allocations(value, skips) == _codec_allocations(value, skips), value
     assert 600 < taken < 2400
 
 
@@ -142,20 +143,23 @@ def allocations(draw: st.DrawFn) -> str:
     return ";".join("".join(d + draw(_piece(ENDS)) for d in c) for c in containers)
 
 
-def _codec_allocations(value: Any) -> list[tuple[Any, ...]]:
-    return [(a.uuid, a.mig, a.memory, a.cores) for c in decode_vgpu_ids(value).containers for a in c]
+def _codec_allocations(value: Any, skips: bool) -> list[tuple[Any, ...]]:
+    decoded = decode_vgpu_ids(value, skips_bad_entries=skips)
+    return [(a.uuid, a.mig, a.memory, a.cores) for c in decoded.containers for a in c]
 
 
 @given(allocations())
 @example("GPU-0,NVIDIA,4096,25:;GPU-1,NVIDIA,8192,50:GPU-0,NVIDIA,1,1:")
 @example(";;GPU-0,NVIDIA,4096,25:;")
 def test_the_allocation_shortcut_is_the_codec(value: str) -> None:
-    assert vgpu_allocations(value) == _codec_allocations(value)
+    for skips in (False, True):
+        assert vgpu_allocations(value, skips) == _codec_allocations(value, skips)
 
 
 def test_allocations_the_shortcut_leaves_to_the_codec() -> None:
     for value in (None, 7, "", "GPU-0[group1-0],NVIDIA,5120,0:", "GPU-0,NVIDIA,-1,0:", "GPU-0,NVIDIA,4096:"):
-        assert vgpu_allocations(value) == _codec_allocations(value)
+        for skips in (False, True):
+            assert vgpu_allocations(value, skips) == _codec_allocations(value, skips)
 
 
 def _codecs_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -279,3 +283,20 @@ def test_concurrent_first_reads_see_one_whole_decode() -> None:
         t.join()
     assert len({id(devices) for devices in seen}) == 1
     assert len(node.devices) == 8 and sum(d.slots_used for d in node.devices) == 8
+
+
+def test_a_malformed_allocation_is_booked_as_the_volcano_version_reads_it() -> None:
+    """A device whose memory `ParseUint` rejects: read as 0 (its slot and cores booked) before 1.16, skipped
+    from 1.16 on (8b6d2c482); without a version, as the newest reads it."""
+    register = f"GPU-0,10,40960,{A100},true,hami-core:"
+    node = {"kind": "Node", "metadata": {"name": "n", "annotations": {spec.NODE_VGPU_REGISTER: register}}}
+    pod = {"kind": "Pod", "metadata": {"name": "p", "namespace": "ns", "annotations": {
+        spec.ANN_VGPU_IDS_NEW: "GPU-0,NVIDIA,4096,10:GPU-0,NVIDIA,lots,30:"}}, "spec": {"nodeName": "n"}}
+
+    def booked(version: str | None) -> tuple[int, int, int]:
+        parsed = parse_version(version) if version else None
+        gpu = build_snapshot([node, pod], volcano_version=parsed).nodes[0].devices[0]
+        return gpu.memory_used, gpu.cores_used, gpu.slots_used
+
+    assert booked("1.15.1") == (4096, 40, 2)
+    assert booked("1.16.0") == booked(None) == (4096, 10, 1)

@@ -41,7 +41,12 @@ from vgpuctl.core.deviceconfig import (
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.quantity import int_value as _int
 from vgpuctl.core.scheduler_config import SchedulerConf, SchedulerConfError, deviceshare_args, parse_scheduler_conf
-from vgpuctl.core.versions import Version, accepts_vnpus_wrapper, requires_six_field_register
+from vgpuctl.core.versions import (
+    Version,
+    accepts_vnpus_wrapper,
+    requires_six_field_register,
+    skips_malformed_vgpu_ids,
+)
 
 _EMPTY: Mapping[str, Any] = {}
 # No real node has more; a garbage capacity must not make us build millions of devices.
@@ -139,14 +144,16 @@ def build_snapshot(
     else:
         device_config, source = _device_config(configmaps, args.geometries_cm_namespace, args.geometries_cm_name,
                                                volcano_version)
+    # Read as the given Volcano reads them; unknown: as the newest does.
     six = volcano_version is None or requires_six_field_register(volcano_version)
+    skips = volcano_version is None or skips_malformed_vgpu_ids(volcano_version)
     factor = device_config.nvidia.memory_factor
     # The template each booked Ascend HAMi memory is (template mode books exactly a template's memory).
     templates = {v.common_word: {t.memory: t.name for t in v.templates} for v in device_config.vnpus}
 
     names = [_node_name(obj) for obj in nodes]
     last = {name: i for i, name in enumerate(names)}  # two nodes of one name: the pods count on the last one
-    states = [NodeState.deferred(name, obj, partial(_decode_node, factor, six, templates,
+    states = [NodeState.deferred(name, obj, partial(_decode_node, factor, six, skips, templates,
                                                     bound.get(name, ()) if last[name] == i else ()))
               for i, (name, obj) in enumerate(zip(names, nodes, strict=True))]
     return ClusterSnapshot(
@@ -200,9 +207,10 @@ def _node_name(obj: Mapping[str, Any]) -> str:
     return name if isinstance(name, str) else ""
 
 
-def _decode_node(factor: int, six_fields: bool, templates: Mapping[str, Mapping[int, str]],
+def _decode_node(factor: int, six_fields: bool, skips_bad_ids: bool, templates: Mapping[str, Mapping[int, str]],
                  pods: Sequence[Mapping[str, Any]], node: NodeState) -> None:
-    """Fill in `node` (fresh, same name and object): its devices, then the usage of the pods bound to it."""
+    """Fill in `node` (fresh, same name and object): its devices, then the usage of the pods bound to it (a
+    malformed `vgpu-ids-new` device skipped, `skips_bad_ids`, as Volcano ≥ 1.16 does)."""
     annotations = node.annotations
     subject = f"node/{node.name}"
     register = annotations.get(spec.NODE_VGPU_REGISTER)
@@ -212,7 +220,7 @@ def _decode_node(factor: int, six_fields: bool, templates: Mapping[str, Mapping[
     _ascend(node, annotations, subject)
     _mindcluster(node)
     if pods and node.devices:
-        _add_usage(node, pods, factor, templates)
+        _add_usage(node, pods, factor, skips_bad_ids, templates)
 
 
 def _vgpu(node: NodeState, register: Any, factor: int, six_fields: bool, subject: str) -> None:
@@ -317,7 +325,7 @@ def _mindcluster(node: NodeState) -> None:
         ))
 
 
-def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], factor: int,
+def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], factor: int, skips_bad_ids: bool,
                templates: Mapping[str, Mapping[int, str]]) -> None:
     """Book the allocation annotations of `pods` (bound to `node`, not finished, in snapshot order)."""
     vgpus = {d.id: d for d in node.devices if d.family is spec.Family.VGPU}
@@ -333,7 +341,7 @@ def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], factor: int,
         pod_name = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
         ids = annotations.get(spec.ANN_VGPU_IDS_NEW) if vgpus else None
         if ids is not None:
-            for uuid, mig, memory, cores in vgpu_allocations(ids):
+            for uuid, mig, memory, cores in vgpu_allocations(ids, skips_bad_ids):
                 device = vgpus.get(uuid)
                 if device is None:
                     continue  # a UUID not on this node: the doctor's VGX002
@@ -356,13 +364,14 @@ def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], factor: int,
             _mindcluster_usage(chips, pod_name, npu)
 
 
-def vgpu_allocations(value: Any) -> list[tuple[str, MigSlot | None, int, int]]:
+def vgpu_allocations(value: Any, skips_bad_entries: bool = True) -> list[tuple[str, MigSlot | None, int, int]]:
     """(uuid, MIG slot, memory, cores) per device of a `vgpu-ids-new` value, in order, as `decode_vgpu_ids`
-    reads them (its problems aside: the doctor reports those)."""
+    reads them under that reading (its problems aside: the doctor reports those)."""
     fast = well_formed_vgpu_allocations(value)
     if fast is not None:
         return fast
-    return [(a.uuid, a.mig, a.memory, a.cores) for container in decode_vgpu_ids(value).containers for a in container]
+    decoded = decode_vgpu_ids(value, skips_bad_entries=skips_bad_entries)
+    return [(a.uuid, a.mig, a.memory, a.cores) for container in decoded.containers for a in container]
 
 
 def well_formed_vgpu_allocations(value: Any) -> list[tuple[str, MigSlot | None, int, int]] | None:

@@ -44,7 +44,7 @@ def _vgpu(annotations: Mapping[str, Any], types: Mapping[str, str], env: WhyEnv)
     factor = env.factor
     nvidia = env.device_config.nvidia
     choices = []
-    for alloc in decode_vgpu_ids(raw).devices:
+    for alloc in decode_vgpu_ids(raw, skips_bad_entries=env.skips_malformed_vgpu_ids).devices:
         profile = None
         if alloc.mig is not None:
             device_type = types.get(alloc.uuid, "")

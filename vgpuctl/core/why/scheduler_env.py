@@ -14,7 +14,13 @@ from typing import Any
 from vgpuctl.core.deviceconfig import DeviceConfig, default_device_config
 from vgpuctl.core.scheduler_config import DeviceshareArgs
 from vgpuctl.core.spec import DONE_POD_PHASES, Family
-from vgpuctl.core.versions import Version, has_gpu_uuid_filter, has_podgroup_policy, requires_six_field_register
+from vgpuctl.core.versions import (
+    Version,
+    has_gpu_uuid_filter,
+    has_podgroup_policy,
+    requires_six_field_register,
+    skips_malformed_vgpu_ids,
+)
 
 _EMPTY: Mapping[str, Any] = {}
 
@@ -71,6 +77,11 @@ class WhyEnv:
     @property
     def six_field_register(self) -> bool:
         return self.volcano_version is None or requires_six_field_register(self.volcano_version)
+
+    @property
+    def skips_malformed_vgpu_ids(self) -> bool:
+        """A malformed `vgpu-ids-new` device is skipped (≥ 1.16), not read as 0 before the panic."""
+        return self.volcano_version is None or skips_malformed_vgpu_ids(self.volcano_version)
 
     @property
     def uuid_filter(self) -> bool:

@@ -263,7 +263,8 @@ def _same_group_pod(gpu: _Gpu, key: str, env: WhyEnv) -> str | None:
         annotations = mapping(meta.get("annotations"))
         if _group_of(str(meta.get("namespace") or ""), annotations) != key:
             continue
-        for alloc in decode_vgpu_ids(annotations.get(spec.ANN_VGPU_IDS_NEW)).devices:
+        for alloc in decode_vgpu_ids(annotations.get(spec.ANN_VGPU_IDS_NEW),
+                                     skips_bad_entries=env.skips_malformed_vgpu_ids).devices:
             if gpu.state.id and gpu.state.id in alloc.device_id and (alloc.memory or alloc.cores or alloc.mig):
                 return name
     return None

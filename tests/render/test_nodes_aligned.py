@@ -86,3 +86,61 @@ def test_the_unstyled_layout_has_the_same_characters() -> None:
         styled, plain = render._aligned(rows), render._aligned(rows, styled=False)
         assert styled is not None and plain is not None
         assert plain.plain == styled.plain and not plain.spans and styled.spans
+
+
+def _as_rich_builds_it(d: DeviceState, bars: bool) -> dict[str, Text]:
+    """The cells as rich Text built from the raw strings, the way the renderer built them before it had
+    `_Cell`s (rich strips control codes as the text goes in): an independent reference."""
+    pods = Text(", ".join(d.pods) if d.pods else "–")
+    if d.slices:
+        pods.append(f"  [{', '.join(d.slices)}]", "magenta")
+
+    def shown(used: int, total: int) -> Text:
+        if total <= 0:
+            return Text("–", style="dim")
+        style = "red" if used / total >= 0.9 else ("yellow" if used / total >= 0.6 else "green")
+        if not bars:
+            return Text(f"{used}/{total}", style=style)
+        filled = round(min(max(used / total, 0.0), 1.0) * render.BAR)
+        text = Text("█" * filled, style=style)
+        text.append("░" * (render.BAR - filled), style="dim")
+        text.append(f" {used}/{total}")
+        return text
+
+    device_id = d.id if len(d.id) <= 16 else f"{d.id[:8]}…{d.id[-4:]}"
+    return {"#": Text(str(d.index)), "DEVICE": Text(device_id),
+            "TYPE": Text(d.type.removeprefix("NVIDIA-").removeprefix("NVIDIA ")), "MODE": Text(d.mode),
+            "HEALTH": Text("ok", "green") if d.health else Text("unhealthy", "bold red"),
+            "MEMORY (MiB)": shown(d.memory_used, d.memory_total), "CORES": shown(d.cores_used, d.cores_total),
+            "SLOTS": shown(d.slots_used, d.slots_total), "PODS": pods}
+
+
+_CONTROLS = [
+    DeviceState("GPU-\x07bell-\rcr", 0, Family.VGPU, "NVIDIA-T4\x08", "hami\x0bcore", True, 15360, 100, 10,
+                memory_used=9000, cores_used=70, slots_used=2, pods=["ns/a\rb", "ns/\x0cc"], slices=["1g\x07.5gb-0"]),
+    DeviceState("GPU-plain", 1, Family.VGPU, "T4", "mig", True, 15360, 100, 10, pods=["ns/p"], slices=["x\r"]),
+]
+
+
+@pytest.mark.parametrize("color", [False, True])
+def test_cells_with_control_codes_draw_as_rich_draws_the_raw_strings(color: bool) -> None:
+    for bars in (True, False):
+        for d in [*_CONTROLS, *_device_sets()[0]]:
+            ours, reference = render._cells(d, bars=bars), _as_rich_builds_it(d, bars)
+            for column, cell in ours.items():
+                assert _styled(cell.text(), color) == _styled(reference[column], color), column
+        rows = [render._cells(d, bars=bars) for d in _CONTROLS]
+        aligned = render._aligned(rows)
+        assert aligned is not None
+        assert _styled(aligned, color) == _styled(render._table(rows, ()), color)
+
+
+@pytest.mark.parametrize("width", [200, 80, 60, 40])
+def test_control_codes_never_break_the_table_at_any_width(width: int) -> None:
+    node = NodeState("n\x07", {}, [Family.VGPU], "hami-core", list(_CONTROLS))
+    report = render.NodeReport([node], "snapshot", [], {})
+    for color in (False, True):
+        console = _console(color)
+        console.width = width
+        render.render_nodes(report, console)
+        assert "2 devices" in console.file.getvalue()  # type: ignore[attr-defined]  # drawn to the end

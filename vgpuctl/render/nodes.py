@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from rich.cells import cell_len
 from rich.console import Console
+from rich.control import strip_control_codes
 from rich.table import Table
 from rich.text import Span, Text
 
@@ -77,14 +78,18 @@ _OK, _UNHEALTHY = _Cell("ok", "green"), _Cell("unhealthy", "bold red")
 
 
 def _cells(d: DeviceState, bars: bool, pods_per_line: bool = False) -> dict[str, _Cell]:
-    pods = (",\n" if pods_per_line else ", ").join(d.pods) if d.pods else "–"
+    """The row of one device. Names come from annotations: the control codes rich strips from any text it is
+    given are stripped here first (`strip_control_codes`), so the cell's text and styled stretches are what rich
+    draws."""
+    pods = strip_control_codes((",\n" if pods_per_line else ", ").join(d.pods)) if d.pods else "–"
     if d.slices:
-        shown = f"{pods}{chr(10) if pods_per_line else '  '}[{', '.join(d.slices)}]"
+        shown = pods + strip_control_codes(f"{chr(10) if pods_per_line else '  '}[{', '.join(d.slices)}]")
         pods_cell = _Cell(shown, "", (Span(len(pods), len(shown), "magenta"),))
     else:
         pods_cell = _Cell(pods)
     show = bar if bars else figure
-    return {"#": _Cell(str(d.index)), "DEVICE": _Cell(_short(d.id)), "TYPE": _Cell(_type(d)), "MODE": _Cell(d.mode),
+    return {"#": _Cell(str(d.index)), "DEVICE": _Cell(strip_control_codes(_short(d.id))),
+            "TYPE": _Cell(strip_control_codes(_type(d))), "MODE": _Cell(strip_control_codes(d.mode)),
             "HEALTH": _OK if d.health else _UNHEALTHY, "MEMORY (MiB)": show(d.memory_used, d.memory_total),
             "CORES": show(d.cores_used, d.cores_total), "SLOTS": show(d.slots_used, d.slots_total), "PODS": pods_cell}
 

@@ -430,6 +430,20 @@ def test_vgx003_reports_pod_rule_violations_under_their_own_code() -> None:
     assert (result.check.code, result.status, result.findings) == ("VGX003", Status.FAIL, [f])
 
 
+def test_vgx003_a_pod_with_containers_of_the_wrong_type_does_not_stop_the_review_of_the_others() -> None:
+    """`containers: 5` (a hand-written snapshot) is no list of containers: that pod asks for no device, and
+    the pods after it are still reviewed (the check used to fail with an internal TypeError)."""
+    broken = pod("ml", "broken", node="gpu-1", containers=[])
+    broken["spec"]["containers"] = 5
+    odd_init = vgpu_pod("ml", "train", memory="3Gi")
+    odd_init["spec"]["initContainers"] = True
+    report = run(*healthy_vgpu(broken, odd_init))
+    result = by_id(report, "workloads.pod-rules")
+    assert "internal error" not in result.reason
+    assert [(f.code, f.subject) for f in result.findings] == [
+        ("VGL001", "pod/ml/train/spec"), ("VGP005", "pod/ml/train/container/main")]
+
+
 def test_vgx003_existing_pods_are_not_defaulted() -> None:
     memory_only = pod("ml", "mem", node="gpu-1", containers=[
         {"name": "main", "resources": {"limits": {"volcano.sh/vgpu-memory": "1024"}}}])

@@ -244,8 +244,9 @@ class ClusterSnapshot:
     @cached_property
     def pod_index(self) -> PodIndex:
         """The pods by annotation, image, namespace and resource (vgpuctl.core.cluster.pod_index): the one
-        `build_snapshot(index_pods=True)` made, else made on first use."""
-        return self.pod_index_at_build if self.pod_index_at_build is not None else PodIndex(self.pods)
+        `build_snapshot(index_pods=True)` made (unless `pods` was replaced since), else made on first use."""
+        built = self.pod_index_at_build
+        return built if built is not None and built.pods is self.pods else PodIndex(self.pods)
 
 
 _EMPTY: Mapping[str, Any] = {}

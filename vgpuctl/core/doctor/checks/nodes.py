@@ -87,12 +87,10 @@ def codec(node: NodeState, code: str) -> list[Finding]:
     return [f for f in node.findings if f.code == code]
 
 
-_VGPU_ONLY = [spec.Family.VGPU]
-
-
 def vgpu_devices(node: NodeState) -> list[DeviceState]:
     """The node's vGPU devices (callers only read the list)."""
-    if node.families == _VGPU_ONLY:  # a plain GPU node, all its devices: six checks ask per node (nodes_scale.py)
+    families = node.families
+    if len(families) == 1 and families[0] is spec.Family.VGPU:  # all its devices: six checks ask (nodes_scale.py)
         return node.devices
     vgpu = spec.Family.VGPU
     return [d for d in node.devices if d.family is vgpu]

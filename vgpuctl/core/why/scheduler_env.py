@@ -6,7 +6,7 @@ simulation, so the per-node work stays a few dictionary look-ups.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -74,22 +74,26 @@ class WhyEnv:
     def factor(self) -> int:
         return self.device_config.nvidia.memory_factor
 
+    def _has(self, rule: Callable[[Version], bool]) -> bool:
+        """Whether the Volcano in question follows a `versions` rule; unknown: the newest, which does."""
+        return self.volcano_version is None or rule(self.volcano_version)
+
     @property
     def six_field_register(self) -> bool:
-        return self.volcano_version is None or requires_six_field_register(self.volcano_version)
+        return self._has(requires_six_field_register)
 
     @property
     def skips_malformed_vgpu_ids(self) -> bool:
         """A malformed `vgpu-ids-new` device is skipped (≥ 1.16), not read as 0 before the panic."""
-        return self.volcano_version is None or skips_malformed_vgpu_ids(self.volcano_version)
+        return self._has(skips_malformed_vgpu_ids)
 
     @property
     def uuid_filter(self) -> bool:
-        return self.volcano_version is None or has_gpu_uuid_filter(self.volcano_version)
+        return self._has(has_gpu_uuid_filter)
 
     @property
     def podgroup_policy(self) -> bool:
-        return self.volcano_version is None or has_podgroup_policy(self.volcano_version)
+        return self._has(has_podgroup_policy)
 
     @property
     def exclusive_rules(self) -> tuple[dict[str, str], ...]:

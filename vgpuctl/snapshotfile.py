@@ -24,7 +24,6 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import repeat
 from pathlib import Path
 from typing import IO, Any
 
@@ -139,16 +138,6 @@ def _item_kind(doc: dict[str, Any]) -> tuple[str | None, str | None]:
     return kind[: -len("List")], api_version if isinstance(api_version, str) else None
 
 
-def _well_formed_kinds(items: Any) -> list[str] | None:
-    """Each item's kind when every item is a mapping with a string kind, else None. Tested with `map` over
-    C-level callables, not a Python loop: 155,000 items in issue 17's fleet, where the loop took 0.1 s
-    (benchmarks/why_scale.py)."""
-    if not isinstance(items, list) or (items and set(map(type, items)) != {dict}):
-        return None
-    kinds: list[Any] = list(map(dict.get, items, repeat("kind")))
-    return kinds if not kinds or set(map(type, kinds)) == {str} else None
-
-
 def _objects(docs: list[Any], name: str) -> SnapshotData:
     objects: list[dict[str, Any]] = []
     server_version: str | None = None
@@ -180,14 +169,10 @@ def _objects(docs: list[Any], name: str) -> SnapshotData:
                 kinds = (kinds or set()) | {k.strip() for k in listed.split(",") if k.strip()}
             kind, api_version = _item_kind(doc)
             items = doc["items"]
-            well_formed = _well_formed_kinds(items) if kind is None else None
-            if well_formed is not None:
+            if kind is None and all(type(item) is dict and type(item.get("kind")) is str for item in items):
                 # A plain `List` of well-formed objects (what kubectl and `snapshot save` write): keep them as
                 # they are in one sweep; `add` per item was a tenth of `doctor` (benchmarks/doctor_scale.py).
-                if _DROPPED_KINDS.isdisjoint(well_formed):
-                    objects.extend(items)
-                else:
-                    objects.extend(item for item, k in zip(items, well_formed, strict=True) if k not in _DROPPED_KINDS)
+                objects.extend(item for item in items if item["kind"] not in _DROPPED_KINDS)
                 continue
             for position, item in enumerate(items):
                 add(item, f"item {position + 1} of the {doc['kind']} in {where}", kind, api_version)

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from rich.cells import cell_len
 from rich.console import Console
-from rich.control import strip_control_codes
+from rich.control import STRIP_CONTROL_CODES, strip_control_codes
 from rich.table import Table
 from rich.text import Span, Text
 
@@ -165,8 +165,8 @@ def _aligned(rows: list[dict[str, _Cell]], styled: bool = True, widths: dict[str
     return Text("".join(parts), spans=spans if styled else None)
 
 
-# What rich's Text rewrites before printing (the control codes it strips, tabs it expands).
-_REWRITTEN = re.compile("[\t\x07\x08\x0b\x0c\x0d]")
+# What rich's Text rewrites before printing: the control codes it strips, and tabs, which it expands.
+_REWRITTEN = re.compile("[\t" + "".join(map(chr, STRIP_CONTROL_CODES)) + "]")
 
 
 def _print_plain(console: Console, text: str) -> None:

@@ -27,7 +27,7 @@ from vgpuctl.core.cluster.model import ClusterSnapshot, DeviceState, NodeState, 
 from vgpuctl.core.cluster.pod_index import PodIndex
 from vgpuctl.core.codecs._common import CodecProblem, go_parse_bool
 from vgpuctl.core.codecs.ascend import decode_ascend_register
-from vgpuctl.core.codecs.ascend_pod import decode_ascend_allocations, decode_npu_core
+from vgpuctl.core.codecs.ascend_pod import allocated_common_word, decode_ascend_allocations, decode_npu_core
 from vgpuctl.core.codecs.pod_alloc import MigSlot, decode_gpu_index, decode_gpu_unhealthy_ids, decode_vgpu_ids
 from vgpuctl.core.codecs.vgpu_register import decode_vgpu_register
 from vgpuctl.core.deviceconfig import (
@@ -51,7 +51,6 @@ from vgpuctl.core.versions import (
 _EMPTY: Mapping[str, Any] = {}
 # No real node has more; a garbage capacity must not make us build millions of devices.
 MAX_DEVICES_PER_NODE = 1024
-_ALLOCATED_SUFFIX = "-devices-allocated"
 # The mode strings, read once: an enum's `.value` per GPU was measurable on 40,000 GPUs (nodes_scale.py).
 _MIG: Final = spec.VgpuMode.MIG.value
 _HAMI_CORE: Final = spec.VgpuMode.HAMI_CORE.value
@@ -357,7 +356,7 @@ def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], factor: int, 
             _gpushare_usage(cards, pod_name, _m(pod.get("spec")), decode_gpu_index(index).indexes)
         if npus:
             for key, value in annotations.items():
-                if isinstance(key, str) and key.startswith("hami.io/") and key.endswith(_ALLOCATED_SUFFIX):
+                if allocated_common_word(key) is not None:
                     _ascend_usage(npus, pod_name, value, templates)
         npu = annotations.get(spec.ANN_NPU_CORE) if chips is not None else None
         if npu is not None and chips is not None:

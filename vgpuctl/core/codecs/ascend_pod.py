@@ -44,6 +44,20 @@ VGX002 = "VGX002"
 
 # ---- hami.io/<CW>-devices-allocated ----------------------------------------------------------------
 
+_ALLOCATED_PREFIX, _ALLOCATED_SUFFIX = "hami.io/", "-devices-allocated"
+
+
+def allocated_annotation(common_word: str) -> str:
+    """The name of the annotation holding a pod's allocations of that chip: `hami.io/<CW>-devices-allocated`."""
+    return f"{_ALLOCATED_PREFIX}{common_word}{_ALLOCATED_SUFFIX}"
+
+
+def allocated_common_word(key: object) -> str | None:
+    """The chip's common word when `key` is an annotation name `hami.io/<CW>-devices-allocated`, else None."""
+    if isinstance(key, str) and key.startswith(_ALLOCATED_PREFIX) and key.endswith(_ALLOCATED_SUFFIX):
+        return key[len(_ALLOCATED_PREFIX):-len(_ALLOCATED_SUFFIX)]
+    return None
+
 
 @dataclass(frozen=True, slots=True)
 class AscendDeviceAllocation:

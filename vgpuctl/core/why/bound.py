@@ -8,13 +8,11 @@ from typing import Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import NodeState
-from vgpuctl.core.codecs.ascend_pod import decode_ascend_allocations, decode_npu_core
+from vgpuctl.core.codecs.ascend_pod import allocated_common_word, decode_ascend_allocations, decode_npu_core
 from vgpuctl.core.codecs.pod_alloc import decode_gpu_index, decode_vgpu_ids
 from vgpuctl.core.why.model import DeviceChoice, Placement, WhyReport
 from vgpuctl.core.why.request import quantity_value
 from vgpuctl.core.why.scheduler_env import WhyEnv, mapping
-
-_ALLOCATED = "-devices-allocated"
 
 
 def describe_bound(report: WhyReport, pod: Mapping[str, Any], node: str, env: WhyEnv,
@@ -75,9 +73,9 @@ def _gpushare(pod: Mapping[str, Any], annotations: Mapping[str, Any]) -> list[De
 def _ascend(annotations: Mapping[str, Any]) -> list[DeviceChoice]:
     choices = []
     for key, value in annotations.items():
-        if not (isinstance(key, str) and key.startswith("hami.io/") and key.endswith(_ALLOCATED)):
+        common_word = allocated_common_word(key)
+        if common_word is None:
             continue
-        common_word = key[len("hami.io/"):-len(_ALLOCATED)]
         templates = _runtime_templates(annotations.get(f"huawei.com/{common_word}"))
         for alloc in decode_ascend_allocations(value).devices:
             choices.append(DeviceChoice(alloc.uuid, alloc.memory, alloc.cores, template=templates.get(alloc.uuid)))

@@ -36,6 +36,7 @@ from typing import Any
 from vgpuctl.core import spec
 from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.cluster.model import DeviceState, NodeState
+from vgpuctl.core.codecs.ascend_pod import allocated_annotation
 from vgpuctl.core.podrules.targets import as_list, as_mapping, is_volcano_job
 from vgpuctl.core.why.model import DeviceChoice, NodeVerdict, Placement, UnfitGroup
 from vgpuctl.core.why.request import parse_pod
@@ -226,7 +227,7 @@ def booked_pod(replica: Replica, node: NodeState, devices: Sequence[DeviceChoice
     if vgpu:
         annotations[spec.ANN_VGPU_IDS_NEW] = "".join(vgpu)
     for common_word, entries in ascend.items():
-        annotations[f"hami.io/{common_word}-devices-allocated"] = "".join(entries) + ";"
+        annotations[allocated_annotation(common_word)] = "".join(entries) + ";"
     if cards:
         annotations[spec.ANN_GPU_INDEX] = ",".join(cards)
     if chips:

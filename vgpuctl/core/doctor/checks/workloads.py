@@ -10,6 +10,7 @@ Messages keep pod names out (the pod is the subject) so the report groups a prob
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
 
@@ -17,7 +18,7 @@ from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.cluster.build import well_formed_vgpu_allocations
 from vgpuctl.core.cluster.model import NodeState
-from vgpuctl.core.codecs.ascend_pod import decode_ascend_allocations, decode_npu_core
+from vgpuctl.core.codecs.ascend_pod import allocated_common_word, decode_ascend_allocations, decode_npu_core
 from vgpuctl.core.codecs.pod_alloc import decode_vgpu_ids
 from vgpuctl.core.doctor.components import as_map
 from vgpuctl.core.doctor.framework import Category, DoctorContext, check
@@ -33,7 +34,6 @@ WARNING, INFO = Severity.WARNING, Severity.INFO
 ALLOCATING_FOR = 300  # seconds: a bind-phase allocating older than this was never served
 _DEVICE_PREFIXES = ("volcano.sh/", "huawei.com/")
 _CONTAINER_KINDS = ("containers", "initContainers", "ephemeralContainers")
-_ALLOCATED_SUFFIX = "-devices-allocated"
 
 
 def _f(code: str, subject: str, message: str) -> Finding:
@@ -94,9 +94,10 @@ def _node_devices(node: NodeState, family: spec.Family) -> set[str]:
     return {d.id for d in node.devices if d.family is family}
 
 
-def _allocation_findings(annotations: Mapping[str, Any], node: NodeState | None, node_name: str,
-                         subject: str, skips_bad_entries: bool, gpus: set[str]) -> Iterator[Finding]:
-    """`gpus`: the UUIDs of the vGPU devices `node` registers (`_node_devices`, computed once per node)."""
+def _allocation_findings(annotations: Mapping[str, Any], ascend_keys: tuple[str, ...], node: NodeState | None,
+                         node_name: str, subject: str, skips_bad_entries: bool, gpus: set[str]) -> Iterator[Finding]:
+    """`ascend_keys`: the pod's `hami.io/<CW>-devices-allocated` annotation names (`_ascend_allocated`); `gpus`:
+    the UUIDs of the vGPU devices `node` registers (`_node_devices`, computed once per node)."""
     ids = annotations.get(spec.ANN_VGPU_IDS_NEW)
     if ids is not None:
         # Well-formed (what Volcano writes) has no problem to report: skip the codec, which was a fifth of
@@ -116,10 +117,8 @@ def _allocation_findings(annotations: Mapping[str, Any], node: NodeState | None,
             for uuid in sorted(u for u in uuids if u and u not in gpus):
                 yield _f("VGX002", subject, f"{spec.ANN_VGPU_IDS_NEW} names GPU {uuid}, which node {node_name} does "
                                             "not register: Volcano books the usage on no GPU (or the wrong one)")
-    for key, value in annotations.items():
-        if not (isinstance(key, str) and key.startswith("hami.io/") and key.endswith(_ALLOCATED_SUFFIX)):
-            continue
-        allocations = decode_ascend_allocations(value)
+    for key in ascend_keys:
+        allocations = decode_ascend_allocations(annotations[key])
         for problem in allocations.problems:
             if problem.code == "VGX002":
                 yield _f("VGX002", subject, f"{key}: {problem.message}")
@@ -141,19 +140,11 @@ def _allocation_findings(annotations: Mapping[str, Any], node: NodeState | None,
                                             "not have: Volcano books the usage on no chip")
 
 
-# A pod's annotation names, in its order → those of Ascend HAMi allocations. A fleet's pods repeat a few lists
-# of names, each looked through once, not per pod (benchmarks/doctor_scale.py).
-_ASCEND_ALLOCATED: dict[tuple[Any, ...], tuple[str, ...]] = {}
-
-
+# Per list of annotation names, not per pod: a fleet's pods repeat a few lists (benchmarks/doctor_scale.py).
+@functools.lru_cache(maxsize=4096)
 def _ascend_allocated(names: tuple[Any, ...]) -> tuple[str, ...]:
-    found = _ASCEND_ALLOCATED.get(names)
-    if found is None:
-        found = tuple(k for k in names if isinstance(k, str) and k.startswith("hami.io/")
-                      and k.endswith(_ALLOCATED_SUFFIX))
-        if len(_ASCEND_ALLOCATED) < 4096:
-            _ASCEND_ALLOCATED[names] = found
-    return found
+    """Of a pod's annotation names, in its order, those of Ascend HAMi allocations."""
+    return tuple(k for k in names if allocated_common_word(k) is not None)
 
 
 @check("workloads.allocations", CAT, "VGX002", "Pod allocation annotations match the pod's node",
@@ -191,7 +182,7 @@ def allocations(ctx: DoctorContext) -> Iterator[Finding]:
             yield _f("VGX002", subject,
                      f"{spec.ANN_VGPU_NODE} is {assigned!r} but the pod runs on node {bound}: the device plugin "
                      f"on {assigned!r} may hand this allocation to another pod")
-        yield from _allocation_findings(marks, nodes.get(bound), bound, subject, skips, node_gpus)
+        yield from _allocation_findings(marks, ascend, nodes.get(bound), bound, subject, skips, node_gpus)
 
 
 # ---- VGX003 ---------------------------------------------------------------------------------------
@@ -285,19 +276,12 @@ def _shape_key(pod: Mapping[str, Any], meta: Mapping[str, Any]) -> Hashable | No
     return key
 
 
-# A pod's annotation names, in its order → (those the rules read by value, those VGP018 reports). A fleet's
-# pods repeat a few lists of names, each sorted out once, not per pod (benchmarks/doctor_scale.py).
-_NAMES: dict[tuple[Any, ...], tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
-
-
+# Per list of annotation names, not per pod: a fleet's pods repeat a few lists (benchmarks/doctor_scale.py).
+@functools.lru_cache(maxsize=4096)
 def _annotation_names(names: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    found = _NAMES.get(names)
-    if found is None:
-        found = (tuple(k for k in names if k in SHAPE_ANNOTATIONS),
-                 tuple(k for k in names if isinstance(k, str) and ignored_hami_annotation(k)))
-        if len(_NAMES) < 4096:
-            _NAMES[names] = found
-    return found
+    """Of a pod's annotation names, in its order: those the rules read by value, and those VGP018 reports."""
+    return (tuple(k for k in names if k in SHAPE_ANNOTATIONS),
+            tuple(k for k in names if isinstance(k, str) and ignored_hami_annotation(k)))
 
 
 @check("workloads.pod-rules", CAT, "VGX003", "Existing pods follow the pod rules", reads=("pods",))

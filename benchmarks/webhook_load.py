@@ -2,7 +2,7 @@
 
 Run: python benchmarks/webhook_load.py [--requests 4000] [--concurrency 4] [--rate 200] [--rate-seconds 5]
 
-Two servers under identical gunicorn settings (the deployed ones: 1 gthread worker, 4 threads, TLS ≥ 1.2
+Two servers under identical gunicorn settings (the deployed ones: 1 vgpuctl worker, 4 threads, TLS ≥ 1.2
 with the reloading context, 127.0.0.1, port chosen by the kernel):
 - `vgpuctl webhook serve` with the deployed device config, and
 - a bare Flask app that parses the AdmissionReview and answers `allowed: true` (same JSON library), i.e.
@@ -315,7 +315,8 @@ def main() -> None:
             server.stop()
         shutil.rmtree(scratch, ignore_errors=True)
     report = {
-        "settings": {"gunicorn": f"gthread, 1 worker, {args.threads} threads, TLS", "concurrency": args.concurrency,
+        "settings": {"gunicorn": f"vgpuctl worker, 1 process, {args.threads} threads, TLS",
+                     "concurrency": args.concurrency,
                      "pinning": f"servers on CPU {sorted(server_cpus)}, clients on {sorted(client_cpus)}"
                      if server_cpus and client_cpus else "none",
                      "requests_per_round": args.requests, "rounds": args.rounds, "cpus": os.cpu_count(),

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 # with the packages those pull in that nothing else does): an ImportError naming one of them means the
 # extra is missing or broken, not that vgpuctl has a bug.
 EXTRA_MODULES = {
-    "webhook": ("flask", "werkzeug", "gunicorn", "cryptography", "prometheus_client"),
+    "webhook": ("flask", "werkzeug", "gunicorn", "h11", "cryptography", "prometheus_client"),
 }
 
 

@@ -51,10 +51,7 @@ def test_kubectl_complete_options_and_choices() -> None:
 
 
 def test_kubectl_complete_is_declared_as_kubectl_looks_for_it() -> None:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:
-        import tomli as tomllib
+    import tomllib
     scripts = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["kubectl_complete-vgpu"] == "vgpuctl.cli.completion:kubectl_complete"
     assert scripts["kubectl-vgpu"] == scripts["vgpuctl"] == "vgpuctl.cli.app:main"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import jsonschema
@@ -26,7 +26,7 @@ def report(**kwargs: Any) -> dict[str, Any]:
           "metadata": {"name": spec.SCHEDULER_CONFIGMAP, "namespace": spec.SCHEDULER_NAMESPACE},
           "data": {spec.SCHEDULER_CONF_KEY: "actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n"}}
     the_plan = plan(ClusterState({SCHEDULER_CM: cm}), InstallOptions((Mode.VGPU,)),
-                    now=datetime(2026, 1, 1, tzinfo=timezone.utc))
+                    now=datetime(2026, 1, 1, tzinfo=UTC))
     return install_report(the_plan, verb="install", **{"dry_run": True, **kwargs})
 
 

@@ -6,18 +6,13 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import sys
+import tomllib
 from importlib import resources
 from typing import Any
 
 import pytest
 
 from tests.cli.conftest import ROOT, SCHEMAS
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:
-    import tomli as tomllib
 
 NAMES = sorted(p.name.removesuffix(".schema.json") for p in SCHEMAS.glob("*.schema.json"))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import kubernetes_validate
@@ -194,7 +194,7 @@ def test_a_pair_about_to_expire_is_replaced_and_the_pods_roll(kube: StatefulClus
     assert new["tls.key"] != old["tls.key"] and new["ca.crt"] != old["ca.crt"]
     assert ca_bundles(kube) == [new["ca.crt"]] * 4
     leaf = x509.load_pem_x509_certificate(base64.b64decode(new["tls.crt"]))
-    assert leaf.not_valid_after_utc - datetime.now(timezone.utc) > timedelta(days=300)
+    assert leaf.not_valid_after_utc - datetime.now(UTC) > timedelta(days=300)
 
 
 def test_new_certificates_are_trusted_next_to_the_old_ones_until_the_rollout_is_ready(kube: StatefulCluster,

@@ -7,7 +7,7 @@ ships them."""
 from __future__ import annotations
 
 import fnmatch
-import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -15,11 +15,6 @@ import pytest
 from tests.manifests.conftest import BASE, DEPLOY, ROOT
 from tests.manifests.kustomize import render
 from vgpuctl.manifests import SHIPPED, _packaged, webhook_objects
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 PACKAGED = ROOT / "vgpuctl" / "manifests" / "webhook"
 PAIRS = sorted((DEPLOY / deploy, ROOT / "vgpuctl" / "manifests" / folder) for deploy, folder in SHIPPED.items())

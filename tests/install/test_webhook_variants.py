@@ -5,7 +5,7 @@ writes, and what uninstall takes back — with plain data, no API server."""
 from __future__ import annotations
 
 import copy
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from vgpuctl.core import spec
@@ -26,7 +26,7 @@ TLS = WebhookTLS("-----BEGIN CERTIFICATE-----\nQ0E=\n-----END CERTIFICATE-----\n
 RBAC = "rbac.authorization.k8s.io/v1"
 ROLE = Ref(RBAC, "ClusterRole", None, "vgpuctl-webhook-cluster-reader")
 BINDING = Ref(RBAC, "ClusterRoleBinding", None, "vgpuctl-webhook-cluster-reader")
-NOW = datetime(2026, 11, 21, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 21, tzinfo=UTC)
 
 
 def plain_options() -> WebhookOptions:

@@ -205,7 +205,7 @@ def test_not_ready_when_the_certificate_expires_within_7_days(tmp_path: Path) ->
     r = create_app(Settings(cert_file=cert, key_file=key)).test_client().get("/readyz")
     assert r.status_code == 503 and "expires" in r.json["checks"]["tls"]["reason"]
     not_after = dt.datetime.fromisoformat(r.json["checks"]["tls"]["notAfter"])
-    assert not_after - dt.datetime.now(dt.timezone.utc) < dt.timedelta(days=6)
+    assert not_after - dt.datetime.now(dt.UTC) < dt.timedelta(days=6)
 
 
 def test_not_ready_when_the_certificate_is_unreadable(tmp_path: Path) -> None:

@@ -43,7 +43,7 @@ def verifies(ca_file: Path, leaf_file: Path) -> None:
 
     ca = x509.load_pem_x509_certificate(ca_file.read_bytes())
     leaf = x509.load_pem_x509_certificate(leaf_file.read_bytes())
-    verifier = PolicyBuilder().store(Store([ca])).time(dt.datetime.now(dt.timezone.utc)).build_server_verifier(
+    verifier = PolicyBuilder().store(Store([ca])).time(dt.datetime.now(dt.UTC)).build_server_verifier(
         x509.DNSName("vgpuctl-webhook.vgpuctl-system.svc"))
     verifier.verify(leaf, [])
 
@@ -102,7 +102,7 @@ def test_certs_signs_with_an_rsa_ca_as_openssl_makes_them(tmp_path: Path) -> Non
     """An operator's own CA is often RSA (`openssl req -x509 -newkey rsa:2048`); it was refused before."""
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "team CA")])
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
             .serial_number(x509.random_serial_number()).not_valid_before(now - dt.timedelta(minutes=1))
             .not_valid_after(now + dt.timedelta(days=30))

@@ -82,7 +82,7 @@ def test_gunicorn_conf_is_the_settings_serve_uses(tls: Path, monkeypatch: pytest
         serve.set(key, value)
     assert {k: s.get() for k, s in from_file.settings.items()} == {k: s.get() for k, s in serve.settings.items()}
     assert from_file.settings["bind"].get() == ["0.0.0.0:8443"]
-    assert from_file.settings["worker_class"].get() == "gthread"
+    assert from_file.settings["worker_class"].get().__name__ == "VgpuctlWorker"
     assert from_file.settings["certfile"].get() == str(tls / "tls.crt")
 
 
@@ -151,4 +151,4 @@ def test_gunicorn_runs_wsgi_app_with_the_conf(gunicorn_server: tuple[int, Path],
     status, ready = _get(port, tls, "/readyz")
     assert (status, ready["status"]) == (200, "ready"), ready  # the certificate and device config were found
     text = log.read_text()
-    assert "Using worker: gthread" in text and "Traceback" not in text
+    assert "Using worker: VgpuctlWorker" in text and "Traceback" not in text

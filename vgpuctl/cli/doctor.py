@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import NoReturn
 
 import typer
@@ -78,7 +78,7 @@ def doctor_command(
             raise typer.Exit(int(ExitStatus.INCOMPLETE))
         report = diagnose(
             loaded.snapshot,
-            now=datetime.now(timezone.utc),
+            now=datetime.now(UTC),
             volcano_version=version,
             source=loaded.source,
             unreadable=unreadable,
@@ -98,7 +98,7 @@ def _node_report(snapshot: str | None, device_config: str | None, root: str, ver
     if snapshot:
         data = load_snapshot(snapshot)
         cluster = build_snapshot(data.objects, data.server_version, volcano_version=version, kinds=data.kinds)
-    return diagnose(cluster, now=datetime.now(timezone.utc), volcano_version=version, source="node",
+    return diagnose(cluster, now=datetime.now(UTC), volcano_version=version, source="node",
                     host=collect(root), device_config=load_device_config(device_config) if device_config else None)
 
 

@@ -17,7 +17,7 @@ import re
 import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -202,7 +202,7 @@ def _check_after(client: ApiClient, version: Version, categories: Sequence[Categ
 
     read = read_cluster(client)
     snapshot = build_snapshot(read.data.objects, read.data.server_version, volcano_version=version)
-    report = diagnose(snapshot, now=datetime.now(timezone.utc), volcano_version=version, source="live",
+    report = diagnose(snapshot, now=datetime.now(UTC), volcano_version=version, source="live",
                       read_problems=tuple(read.problems))
     return judge(DoctorReport(report.source, [r for r in report.results if r.check.category in categories],
                               report.versions, report.notes), snapshot)
@@ -344,7 +344,7 @@ def install_command(
         manifests = variants[cluster_aware]
     from vgpuctl.kube.writer import read_state
 
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     with cluster_errors():
         client = connect(kubeconfig, context)
         state = read_state(client, modes, extra=webhook_refs(_every_object(variants)) if variants else ())
@@ -389,7 +389,7 @@ def uninstall_command(
         client = connect(kubeconfig, context)
         state = read_state(client, extra=webhook_refs(manifests), inventory=(lay.namespace,))
     try:
-        the_plan = removal_plan(state, manifests, now=datetime.now(timezone.utc), restart=not no_restart)
+        the_plan = removal_plan(state, manifests, now=datetime.now(UTC), restart=not no_restart)
     except InstallError as exc:
         raise fail(str(exc), ExitStatus.INCOMPLETE) from None
     rerun = _rerun_command(_options_again("uninstall", no_restart=no_restart, kubeconfig=kubeconfig,

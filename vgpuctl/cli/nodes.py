@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import typer
 
@@ -65,7 +65,7 @@ def nodes_command(
         # rest; otherwise every node is, and a flagged node without devices is listed too.
         scope = replace(loaded.snapshot, nodes=[n for n in loaded.snapshot.nodes if n.name in wanted]) \
             if wanted else loaded.snapshot
-        verdicts = judge_nodes(scope, now=datetime.now(timezone.utc), volcano_version=version, source=loaded.source,
+        verdicts = judge_nodes(scope, now=datetime.now(UTC), volcano_version=version, source=loaded.source,
                                unreadable=loaded.unreadable,
                                read_problems=tuple(loaded.problems))
         chosen, missing = select_nodes(loaded.snapshot, names=tuple(names or ()), families=tuple(family),

@@ -10,7 +10,7 @@ import importlib
 import os
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,8 @@ def serve_command(
         None, "--device-config", metavar="FILE",
         help="Mounted device ConfigMap or device-config.yaml; reloaded when the file changes."),
     workers: int = typer.Option(1, "--workers", metavar="N", min=1, help="gunicorn worker processes."),
-    threads: int = typer.Option(4, "--threads", metavar="N", min=1, help="Threads per worker."),
+    threads: int = typer.Option(4, "--threads", metavar="N", min=1,
+                                help="Threads per worker: reviews answered at once (connections wait without one)."),
     scheduler_name: list[str] = typer.Option(
         [], "--scheduler-name", metavar="NAME", help="A Volcano scheduler name (repeatable; default: volcano)."),
     volcano_version: str | None = volcano_version_option(),
@@ -86,10 +87,23 @@ def serve_command(
         "warn when none has room now; not ready until the first sync."),
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
+    handshake_timeout: float | None = typer.Option(
+        None, "--handshake-timeout", metavar="S", help="Seconds for a client's TLS handshake (default 5)."),
+    header_timeout: float | None = typer.Option(
+        None, "--header-timeout", metavar="S", help="Seconds for a request's line and headers (default 5)."),
+    body_timeout: float | None = typer.Option(
+        None, "--body-timeout", metavar="S", help="Seconds for a request's body, and for sending the answer "
+        "(default 10)."),
+    keepalive_timeout: float | None = typer.Option(
+        None, "--keepalive-timeout", metavar="S", help="Seconds an idle kept-alive connection stays open "
+        "(default 30)."),
+    max_connections: int | None = typer.Option(
+        None, "--max-connections", metavar="N", help="Open connections per worker; more are closed at once "
+        "(default 1000)."),
 ) -> None:
     """Serve POST /mutate and /validate (AdmissionReview v1), /healthz, /readyz and /metrics over TLS."""
     require_webhook_extra()
-    from vgpuctl.webhook.server import ServerOptions, serve
+    from vgpuctl.webhook.server import build_server_options, serve
     from vgpuctl.webhook.settings import SettingsError, build_settings
 
     try:
@@ -97,6 +111,10 @@ def serve_command(
             device_config=device_config, scheduler_names=scheduler_name, volcano_version=volcano_version,
             privileged=privileged.value if privileged else None, max_body_bytes=max_body_bytes,
             cert_file=cert, key_file=key, cluster_aware=cluster_aware or None, env=os.environ)
+        options = build_server_options(
+            os.environ, host=host, port=port, workers=workers, threads=threads,
+            handshake_timeout=handshake_timeout, header_timeout=header_timeout, body_timeout=body_timeout,
+            keepalive=keepalive_timeout, max_connections=max_connections)
     except SettingsError as exc:
         raise UsageError(str(exc)) from None
     if (kubeconfig or context) and not settings.cluster_aware:
@@ -118,8 +136,7 @@ def serve_command(
         from vgpuctl.sources import load_device_config
 
         load_device_config(settings.device_config_path)  # a bad config at start is a usage error, not a crash
-    serve(settings, ServerOptions(host=host, port=port, workers=workers, threads=threads),
-          announce=lambda message: typer.echo(f"vgpuctl: {message}", err=True))
+    serve(settings, options, announce=lambda message: typer.echo(f"vgpuctl: {message}", err=True))
 
 
 def _cluster_watch_factory(kubeconfig: str | None, context: str | None) -> Callable[[Any], Any]:
@@ -179,7 +196,7 @@ def certs_command(
     leaf = issue_serving_cert(ca, names, days=days)
     # What the API server will check, checked before anything is written: a pair it refuses would make a
     # fail-closed webhook deny every GPU pod.
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     problem = pair_problem(ca.cert_pem().decode(), leaf.cert_pem().decode(), leaf.key_pem().decode(), names,
                            now, renew_before=timedelta(0), skew=BACKDATE)
     if problem:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import typer
@@ -61,7 +61,7 @@ def why_command(
         if found is None:
             raise UsageError(f"no pod {ns}/{name} in the {'snapshot' if snapshot else 'cluster'}")
         manifest = found
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     if source is not None:
         report = explain_what_if(source, manifest, loaded.snapshot, namespace=namespace or "default",
                                  volcano_version=version, now=now)

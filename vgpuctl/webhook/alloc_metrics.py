@@ -78,7 +78,7 @@ def allocation_of(parts: Mapping[str, NodePart], config: DeviceConfig | None, vo
     the view the admission rules read: it is logged and the devices are exported without findings."""
     states = [p.state for p in parts.values()]
     pods = [pod for p in parts.values() for pod in p.pods.values()]
-    when = dt.datetime.fromtimestamp(now, dt.timezone.utc)
+    when = dt.datetime.fromtimestamp(now, dt.UTC)
     try:
         verdicts = judge_watched(states, pods, config or default_device_config(), volcano_version=volcano_version,
                                  now=when)

@@ -82,7 +82,7 @@ def ca_common_name(service: str, namespace: str) -> str:
 
 
 def _now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 def generate_ca(common_name: str = "vgpuctl-webhook-ca", *, days: int = 3650) -> CertKey:

@@ -68,7 +68,7 @@ WatchFactory = Callable[["ClusterState"], WatchHandle]
 def _iso(timestamp: float | None) -> str | None:
     if timestamp is None:
         return None
-    return dt.datetime.fromtimestamp(timestamp, dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.fromtimestamp(timestamp, dt.UTC).isoformat(timespec="seconds")
 
 
 # A pod touching every family, with no filter annotations: reviewing it once fills the new facts' caches

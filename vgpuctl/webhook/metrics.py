@@ -21,6 +21,7 @@ from prometheus_client.samples import Sample
 from prometheus_client.utils import floatToGoString
 
 from vgpuctl.core.findings import Finding, Severity
+from vgpuctl.webhook.connection import DROP_REASONS
 
 # Admission calls are expected in the low milliseconds; the API server gives up at timeoutSeconds (5 s).
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
@@ -117,8 +118,15 @@ class WebhookMetrics:
         self.ready = Gauge(
             "vgpuctl_webhook_ready", "1 when the last readiness check (/readyz, the kubelet's probe) passed, else 0.",
             registry=self.registry)
+        self.dropped = Counter(
+            "vgpuctl_webhook_connections_dropped", "Connections the server closed before answering them, by reason "
+            "(handshake-timeout, handshake-failed, header-timeout, body-timeout, write-timeout, malformed, "
+            "too-many-connections): a rise is a misconfigured client or connections held open on purpose.",
+            ["reason"], registry=self.registry)
         for result in ("success", "failure"):
             self.config_reloads.labels(result)
+        for reason in DROP_REASONS:
+            self.dropped.labels(reason)
         self._texts: list[Callable[[], list[bytes]]] = []
 
     def add_text(self, source: Callable[[], list[bytes]]) -> None:

@@ -1,8 +1,9 @@
-"""Run the webhook app under gunicorn (its embedding API), TLS only, gthread workers.
+"""Run the webhook app under gunicorn (its embedding API), TLS only, in vgpuctl's own worker class.
 
 Why these settings:
-- gthread: a few threads per worker overlap TLS I/O; keep-alive connections wait in the worker's
-  poller, not on a thread, so the API server's connection pool costs nothing while idle.
+- `worker.GuardedWorker`: connections are read on an event loop under deadlines (TLS handshake, headers,
+  body, idle keep-alive: `connection.Limits`), and only a complete request takes one of `threads` threads,
+  so connections that stall cost no thread (gunicorn's gthread worker let 4 of them starve every review).
 - one worker by default: metrics live in the worker (see `metrics`), and a replica is cheap, so scale
   with replicas; `--workers` is there for a node with spare cores.
 - TLS ≥ 1.2, and the context is rebuilt only when the certificate files change (`tls.ReloadingContext`),
@@ -16,10 +17,12 @@ from __future__ import annotations
 import gc
 import json
 import logging
+import math
 import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,8 +32,10 @@ from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 from vgpuctl.webhook.admission import flush_review_lines, write_review_lines_to
 from vgpuctl.webhook.app import create_app
 from vgpuctl.webhook.certs import self_signed_pair
-from vgpuctl.webhook.settings import Settings
+from vgpuctl.webhook.connection import Limits
+from vgpuctl.webhook.settings import DEFAULT_MAX_BODY_BYTES, ENV_PREFIX, Settings, SettingsError
 from vgpuctl.webhook.tls import ReloadingContext
+from vgpuctl.webhook.worker import worker_class_for
 
 log = logging.getLogger("vgpuctl.webhook")
 
@@ -41,7 +46,11 @@ class ServerOptions:
     port: int = 8443
     workers: int = 1
     threads: int = 4
-    keepalive: int = 30  # seconds an idle keep-alive connection is kept; the API server reuses them
+    keepalive: float = 30.0  # seconds an idle keep-alive connection is kept; the API server reuses them
+    handshake_timeout: float = 5.0  # seconds for the TLS handshake
+    header_timeout: float = 5.0  # for the request line and headers
+    body_timeout: float = 10.0  # for the body, and again for writing the answer
+    max_connections: int = 1000  # open connections per worker; more are closed at once
     timeout: int = 30
     graceful_timeout: int = 10
     log_level: str = "info"
@@ -50,6 +59,35 @@ class ServerOptions:
     def bind(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"{host}:{self.port}"
+
+
+# The connection deadlines and limits a flag or VGPUCTL_<NAME> sets: (field, environment name, type, minimum).
+CONNECTION_OPTIONS = (
+    ("handshake_timeout", "HANDSHAKE_TIMEOUT", float, 0.1),
+    ("header_timeout", "HEADER_TIMEOUT", float, 0.1),
+    ("body_timeout", "BODY_TIMEOUT", float, 0.1),
+    ("keepalive", "KEEPALIVE_TIMEOUT", float, 1.0),
+    ("max_connections", "MAX_CONNECTIONS", int, 1),
+)
+
+
+def build_server_options(env: Mapping[str, str] | None = None, **flags: Any) -> ServerOptions:
+    """ServerOptions from flags (None: not given) falling back to `VGPUCTL_<NAME>` (`CONNECTION_OPTIONS`),
+    then the defaults; `SettingsError` for a value that is not a number or below its minimum."""
+    env = env or {}
+    values: dict[str, Any] = {k: v for k, v in flags.items() if v is not None}
+    for name, env_name, kind, minimum in CONNECTION_OPTIONS:
+        raw = values.get(name, env.get(ENV_PREFIX + env_name) or None)
+        if raw is None:
+            continue
+        try:
+            value = kind(raw)
+        except (TypeError, ValueError):
+            raise SettingsError(f"{ENV_PREFIX}{env_name} / --{name.replace('_', '-')}: not a number: {raw!r}") from None
+        if not math.isfinite(value) or value < minimum:
+            raise SettingsError(f"--{name.replace('_', '-')}: must be at least {minimum}, got {raw!r}")
+        values[name] = value
+    return ServerOptions(**values)
 
 
 class _JsonFormatter(logging.Formatter):
@@ -105,20 +143,27 @@ def _worker_exit(_arbiter: Any, _worker: Any) -> None:
     flush_review_lines()
 
 
-def gunicorn_options(options: ServerOptions, cert_file: str, key_file: str) -> dict[str, Any]:
+def connection_limits(options: ServerOptions, max_body_bytes: int) -> Limits:
+    return Limits(handshake=options.handshake_timeout, header=options.header_timeout, body=options.body_timeout,
+                  keepalive=options.keepalive, max_body_bytes=max_body_bytes,
+                  max_connections=options.max_connections)
+
+
+def gunicorn_options(options: ServerOptions, cert_file: str, key_file: str,
+                     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> dict[str, Any]:
     shm = "/dev/shm"
     return {
         "bind": [options.bind],
         "workers": options.workers,
-        "worker_class": "gthread",
+        "worker_class": worker_class_for(connection_limits(options, max_body_bytes)),
         "threads": options.threads,
-        "keepalive": options.keepalive,
+        "worker_connections": options.max_connections,
+        "keepalive": max(1, round(options.keepalive)),
         "timeout": options.timeout,
         "graceful_timeout": options.graceful_timeout,
         "certfile": cert_file,
         "keyfile": key_file,
         "ssl_context": _ssl_context,
-        "do_handshake_on_connect": False,
         "accesslog": None,
         "errorlog": "-",
         "loglevel": options.log_level,
@@ -126,8 +171,6 @@ def gunicorn_options(options: ServerOptions, cert_file: str, key_file: str) -> d
         "worker_tmp_dir": shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None,
         "proc_name": "vgpuctl-webhook",
         "worker_exit": _worker_exit,
-        "limit_request_line": 8190,
-        "limit_request_fields": 100,
     }
 
 
@@ -174,7 +217,8 @@ def serve(settings: Settings, options: ServerOptions, *, announce: Any = None) -
                          f"its CA is {ca}")
         assert settings.cert_file and settings.key_file
         server = WebhookServer(lambda: create_app(settings),
-                               gunicorn_options(options, settings.cert_file, settings.key_file),
+                               gunicorn_options(options, settings.cert_file, settings.key_file,
+                                                settings.max_body_bytes),
                                options.log_level)
         server.run()
     finally:

@@ -46,7 +46,7 @@ def _stat_key(path: str) -> tuple[int, int, int, int] | None:
 def check_certificate(cert_file: str, key_file: str, *, margin: dt.timedelta,
                       now: dt.datetime | None = None) -> CertStatus:
     """Readable, parseable, matching key, currently valid and not expiring within `margin`."""
-    now = now or dt.datetime.now(dt.timezone.utc)
+    now = now or dt.datetime.now(dt.UTC)
     try:
         cert, key = read_pem_pair(cert_file, key_file)
     except PairError as exc:

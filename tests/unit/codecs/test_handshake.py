@@ -1,12 +1,12 @@
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from vgpuctl.core.codecs.handshake import decode_handshake, encode_handshake
 
-UTC = timezone.utc
+UTC = UTC
 
 
 def test_plugin_report_with_go_time_string() -> None:

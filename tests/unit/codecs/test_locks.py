@@ -1,12 +1,12 @@
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
 from vgpuctl.core.codecs.locks import LOCK_NAMES, decode_node_lock, encode_node_lock, find_node_locks
 
-UTC = timezone.utc
+UTC = UTC
 NOW = datetime(2026, 5, 9, 10, 10, tzinfo=UTC)
 
 

@@ -6,7 +6,7 @@ import json
 import re
 import string
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from hypothesis import given
@@ -39,7 +39,7 @@ from vgpuctl.core.codecs.pod_alloc import (
 from vgpuctl.core.codecs.vgpu_register import decode_vgpu_register, encode_vgpu_register, sharing_mode
 from vgpuctl.core.facts import AscendDevice, GpuDevice
 
-NOW = datetime(2026, 5, 9, 10, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 5, 9, 10, 0, tzinfo=UTC)
 KNOWN_CODES = frozenset(CATALOGUE)
 
 DECODERS: dict[str, Callable[[Any], Any]] = {
@@ -248,7 +248,7 @@ def test_hami_nvidia_round_trip(data: st.DataObject, form: str) -> None:
 
 
 @given(
-    moment=st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.just(timezone.utc))
+    moment=st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.just(UTC))
 )
 def test_lock_round_trip(moment: datetime) -> None:
     lock = decode_node_lock("hamivgpu", encode_node_lock(moment), now=NOW)

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from vgpuctl.core.cluster.build import build_snapshot
@@ -19,7 +19,7 @@ from vgpuctl.core.doctor.framework import CheckResult
 from vgpuctl.core.findings import Finding
 from vgpuctl.core.versions import parse_version
 
-NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)
 
 DEVICESHARE_VGPU = """
 actions: "enqueue, allocate, backfill"

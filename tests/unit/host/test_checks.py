@@ -6,7 +6,7 @@ so each case runs the same path as `vgpuctl doctor --node` does on a node.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from vgpuctl.core.host.observed import HostFacts
 from vgpuctl.node_probe import collect
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
-NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)
 UPSTREAM = Path(__file__).resolve().parents[2] / "fixtures" / "volcano-vgpu-device-config.yaml"
 A100_MIXED = "nvidia-smi/query-a100-sxm4-80gb-mixed-mig.csv"
 NVIDIA_CONTAINERD = {"/etc/containerd/config.toml": fixture("runtime/containerd-v2-nvidia-default.toml"),

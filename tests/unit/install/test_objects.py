@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import kubernetes_validate
@@ -23,7 +23,7 @@ from vgpuctl.core.versions import Version
 OLDEST = (1, 28)
 VERSIONS = sorted({v for v in kv_utils.all_versions() if tuple(map(int, v.split(".")[:2])) >= OLDEST},
                   key=lambda v: tuple(map(int, v.split(".")[:2])))
-NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)
 CONF = "actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n"
 
 

@@ -5,7 +5,7 @@ labelled, on the right nodes, with the upstream facts that matter, at a version 
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import kubernetes_validate
@@ -46,7 +46,7 @@ from vgpuctl.core.versions import (
 OLDEST = (1, 28)
 VERSIONS = sorted({v for v in kv_utils.all_versions() if tuple(map(int, v.split(".")[:2])) >= OLDEST},
                   key=lambda v: tuple(map(int, v.split(".")[:2])))
-NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)
 CONF = "actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n"
 NODES = [{"metadata": {"name": "npu-1", "labels": {"npu": "yes", "accelerator": "huawei-Ascend310P"}}},
          {"metadata": {"name": "npu-2", "labels": {"npu": "yes"}}},

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 import copy
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import kubernetes_validate
@@ -31,7 +31,7 @@ from vgpuctl.core.install.webhook import (
 from vgpuctl.core.versions import Version
 from vgpuctl.manifests import webhook_objects
 
-NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 21, 12, 0, 0, tzinfo=UTC)
 VERSIONS = sorted((v for v in kv_utils.all_versions() if tuple(map(int, v.split(".")[:2])) >= (1, 28)),
                   key=lambda v: tuple(map(int, v.split(".")[:2])))
 CA = "-----BEGIN CERTIFICATE-----\nQ0EgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n"

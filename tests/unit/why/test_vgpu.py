@@ -3,7 +3,7 @@ docs/vgpu.md#vgpu-device-order, docs/vgpu.md#vgpu-exclusive-rules), on real node
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -255,7 +255,7 @@ def test_explain_groups_largest_first_and_orders_nodes_closest_first() -> None:
 
 
 def test_a_fresh_node_lock_blocks_the_allocation() -> None:
-    now = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
     lock = {"hamivgpu": (now - timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%SZ")}
     snapshot, env = cluster(vgpu_node("n1", gpu(U0), annotations=lock),
                             args={"deviceshare.VGPUEnable": True, "deviceshare.NodeLockEnable": True})

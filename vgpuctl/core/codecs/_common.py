@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Final
 
 
@@ -164,7 +164,7 @@ def parse_rfc3339(text: str) -> datetime | None:
     year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
     zone = m.group(8)
     if zone == "Z":
-        tz = timezone.utc
+        tz = UTC
     else:
         hours, minutes = int(zone[1:3]), int(zone[4:6])
         if hours > 23 or minutes > 59:
@@ -179,7 +179,7 @@ def parse_rfc3339(text: str) -> datetime | None:
 
 def as_aware(moment: datetime) -> datetime:
     """Treat a naive `now` as UTC so comparisons never raise."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 # ---- pod allocation annotations: `<id>,<…>,<mem>,<cores>:` per device, containers split by `;` ----------

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Final, Literal
 
 from vgpuctl.core.codecs._common import CodecProblem, Problems, as_aware, not_a_string, quote
@@ -67,7 +67,7 @@ def parse_stamp(text: str) -> datetime | None:
         return None
     for layout in (VOLCANO_LAYOUT, HAMI_LAYOUT):
         try:
-            return datetime.strptime(text, layout).replace(tzinfo=timezone.utc)
+            return datetime.strptime(text, layout).replace(tzinfo=UTC)
         except ValueError:
             continue
     return None

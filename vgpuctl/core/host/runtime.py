@@ -13,31 +13,17 @@ rule 22). This module reads that setting the way each engine does:
   default_runtime`; unset → CRI-O's built-in default (`crun` on current releases, `runc` on older ones).
 
 A runtime counts as NVIDIA's when it is named `nvidia` or its binary is `nvidia-container-runtime`
-(the GPU Operator and k3s sometimes name it differently). TOML needs `tomllib` (Python ≥ 3.11) or the
-`tomli` backport; without either, containerd and CRI-O configs are reported as unparsable, never guessed.
+(the GPU Operator and k3s sometimes name it differently). TOML is read with the standard `tomllib`.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import sys
-from collections.abc import Callable, Mapping, Sequence
+import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-_toml_loads: Callable[[str], dict[str, Any]] | None
-if sys.version_info >= (3, 11):
-    import tomllib
-
-    _toml_loads = tomllib.loads
-else:  # pragma: no cover - Python 3.10 only
-    try:
-        import tomli
-
-        _toml_loads = tomli.loads
-    except ImportError:
-        _toml_loads = None
 
 CONTAINERD, DOCKER, CRIO = "containerd", "docker", "crio"
 
@@ -99,11 +85,9 @@ def _dig(doc: Mapping[str, Any], *keys: str) -> Mapping[str, Any]:
 
 
 def _load_toml(doc: ConfigDocument) -> tuple[dict[str, Any] | None, str | None]:
-    if _toml_loads is None:
-        return None, f"{doc.path}: cannot parse TOML on Python < 3.11 without the tomli package"
     try:
-        return _toml_loads(doc.text), None
-    except Exception as exc:  # tomllib.TOMLDecodeError, or anything a backport raises
+        return tomllib.loads(doc.text), None
+    except Exception as exc:  # TOMLDecodeError, or RecursionError on deeply nested arrays
         return None, f"{doc.path}: not valid TOML: {exc}"
 
 
@@ -117,10 +101,8 @@ _CONTAINERD_CRI = {3: ("plugins", "io.containerd.cri.v1.runtime", "containerd"),
 
 def containerd_imports(text: str) -> tuple[str, ...]:
     """The `imports` of a containerd config (glob patterns); empty when absent or unparsable."""
-    if _toml_loads is None:
-        return ()
     try:
-        doc = _toml_loads(text)
+        doc = tomllib.loads(text)
     except Exception:
         return ()
     imports = doc.get("imports")

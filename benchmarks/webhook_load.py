@@ -73,7 +73,7 @@ def bare_app() -> Any:
 def serve_baseline(cert: str, key: str, threads: int) -> None:
     from vgpuctl.webhook.server import ServerOptions, WebhookServer, gunicorn_options
 
-    options = ServerOptions(host="127.0.0.1", port=0, workers=1, threads=threads)
+    options = ServerOptions(host="127.0.0.1", port=0, metrics_port=0, workers=1, threads=threads)
     WebhookServer(bare_app, gunicorn_options(options, cert, key), options.log_level).run()
 
 
@@ -294,7 +294,8 @@ def main() -> None:
     servers: dict[str, Server] = {}
     try:
         servers["vgpuctl"] = Server("vgpuctl", [*env_cli, "webhook", "serve", "--host", "127.0.0.1", "--port", "0",
-                                                "--cert", cert, "--key", key, "--device-config", str(DEVICE_CONFIG),
+                                                "--metrics-port", "0", "--cert", cert, "--key", key,
+                                                "--device-config", str(DEVICE_CONFIG),
                                                 "--workers", "1", "--threads", str(args.threads)],
                                     scratch / "vgpuctl.log", ca_file, server_cpus)
         servers["bare-flask"] = Server("bare-flask", [sys.executable, __file__, "--serve-baseline", cert, key,

@@ -188,8 +188,8 @@ def main() -> None:
     context = ssl.create_default_context(cafile=ca_file)
     items = workload(200)
     cli = [sys.executable, "-c", "from vgpuctl.cli.app import main; main()"]
-    server = Server("vgpuctl", [*cli, "webhook", "serve", "--host", "127.0.0.1", "--port", "0", "--cert", cert,
-                                "--key", key, "--device-config", str(DEVICE_CONFIG), *args.serve_args],
+    server = Server("vgpuctl", [*cli, "webhook", "serve", "--host", "127.0.0.1", "--port", "0", "--metrics-port", "0",
+                                "--cert", cert, "--key", key, "--device-config", str(DEVICE_CONFIG), *args.serve_args],
                     scratch / "server.log", ca_file)
     stalled: list[tuple[str, socket.socket, float]] = []
     open_failures: dict[str, int] = {}

@@ -36,7 +36,7 @@ from tests.kube.conftest import TOKEN, write_kubeconfig
 from vgpuctl.kube.kubeconfig import tune_configuration
 
 NAMESPACED = {"configmaps", "serviceaccounts", "pods", "daemonsets", "deployments", "secrets", "services",
-              "poddisruptionbudgets", "networkpolicies", "statefulsets"}
+              "poddisruptionbudgets", "networkpolicies", "statefulsets", "resourcequotas"}
 _CORE = re.compile(r"^/api/v1/(?:namespaces/(?P<ns>[^/]+)/)?(?P<res>[a-z]+)(?:/(?P<name>[^/]+))?$")
 _GROUP = re.compile(r"^/apis/(?P<gv>[^/]+/[^/]+)/(?:namespaces/(?P<ns>[^/]+)/)?(?P<res>[a-z]+)(?:/(?P<name>[^/]+))?$")
 KINDS = {"configmaps": "ConfigMap", "serviceaccounts": "ServiceAccount", "pods": "Pod", "nodes": "Node",
@@ -44,7 +44,8 @@ KINDS = {"configmaps": "ConfigMap", "serviceaccounts": "ServiceAccount", "pods":
          "clusterrolebindings": "ClusterRoleBinding", "namespaces": "Namespace", "secrets": "Secret",
          "services": "Service", "poddisruptionbudgets": "PodDisruptionBudget", "networkpolicies": "NetworkPolicy",
          "statefulsets": "StatefulSet", "mutatingwebhookconfigurations": "MutatingWebhookConfiguration",
-         "validatingwebhookconfigurations": "ValidatingWebhookConfiguration", "runtimeclasses": "RuntimeClass"}
+         "validatingwebhookconfigurations": "ValidatingWebhookConfiguration", "runtimeclasses": "RuntimeClass",
+         "resourcequotas": "ResourceQuota"}
 
 Key = tuple[str, str, str | None, str]
 Hook = Callable[["StatefulCluster", Request], None]

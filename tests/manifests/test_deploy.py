@@ -145,12 +145,40 @@ def test_service_pdb_and_network_policy_select_the_webhook_pods() -> None:
     for selector in (service["spec"]["selector"], one(BASE, "PodDisruptionBudget")["spec"]["selector"]["matchLabels"],
                      one(BASE, "NetworkPolicy")["spec"]["podSelector"]["matchLabels"]):
         assert selector.items() <= labels.items()
-    (port,) = service["spec"]["ports"]
-    (container_port,) = container["ports"]
-    assert port["targetPort"] == container_port["name"] and container_port["containerPort"] == 8443
+    admission, metrics = service["spec"]["ports"]
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    args = dict(a.split("=", 1) for a in container["args"])
+    assert (admission["targetPort"], ports["https"], args["--port"]) == ("https", 8443, "8443")
+    assert (metrics["targetPort"], ports["metrics"], args["--metrics-port"]) == ("metrics", 9443, "9443")
+    # The admission port is open (the API server is not a pod); /metrics only to Prometheus' namespace.
     policy = one(BASE, "NetworkPolicy")["spec"]
-    assert policy["egress"] == [] and policy["ingress"] == [{"ports": [{"port": 8443, "protocol": "TCP"}]}]
+    assert policy["egress"] == []
+    assert policy["ingress"] == [
+        {"ports": [{"port": 8443, "protocol": "TCP"}]},
+        {"ports": [{"port": 9443, "protocol": "TCP"}],
+         "from": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}]}]
     assert one(BASE, "PodDisruptionBudget")["spec"]["minAvailable"] == 1
+
+
+def test_the_webhook_is_control_plane_and_drains_before_it_stops() -> None:
+    """Issue 23 item 4: not preemptible, and still serving while its endpoint is being removed."""
+    deployment = one(BASE, "Deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    assert pod["priorityClassName"] == "system-cluster-critical"
+    (container,) = pod["containers"]
+    command = container["lifecycle"]["preStop"]["exec"]["command"]
+    assert command[0] == "sleep" and 3 <= int(command[1]) <= 15
+    from vgpuctl.webhook.server import ServerOptions
+
+    assert pod["terminationGracePeriodSeconds"] > int(command[1]) + ServerOptions().graceful_timeout
+    # Where the API server limits the critical classes to kube-system by quota, this quota lets the
+    # namespace use it, for every replica and the surge.
+    quota = one(BASE, "ResourceQuota")
+    assert quota["metadata"]["namespace"] == deployment["metadata"]["namespace"]
+    assert quota["spec"]["scopeSelector"]["matchExpressions"] == [
+        {"operator": "In", "scopeName": "PriorityClass", "values": ["system-cluster-critical"]}]
+    surge = deployment["spec"]["strategy"]["rollingUpdate"]["maxSurge"]
+    assert int(quota["spec"]["hard"]["pods"]) >= deployment["spec"]["replicas"] + surge
 
 
 def _webhooks(tree: Path, kind: str) -> list[dict[str, Any]]:
@@ -176,8 +204,14 @@ def test_webhook_configurations() -> None:
             names, optout = hook["namespaceSelector"]["matchExpressions"]
             assert (names["key"], names["operator"]) == ("kubernetes.io/metadata.name", "NotIn")
             assert set(names["values"]) == excluded
+            # An administrator may label a namespace out of both; only the defaults can be skipped by a
+            # label on the object itself — the validation never (issue 23 item 3: VGP016 and every other
+            # denial were one label away for any pod author).
             assert optout == {"key": "vgpuctl.io/webhook", "operator": "NotIn", "values": ["ignore"]}
-            assert hook["objectSelector"]["matchExpressions"] == [optout]
+            if failure == "Ignore":
+                assert hook["objectSelector"]["matchExpressions"] == [optout]
+            else:
+                assert "objectSelector" not in hook
             assert 1 <= len(hook["matchConditions"]) <= 64
             for rule in hook["rules"]:
                 assert "DELETE" not in rule["operations"] and "CONNECT" not in rule["operations"]

@@ -26,6 +26,7 @@ T = TypeVar("T")
 
 SERVICE_HOST = "vgpuctl-webhook.vgpuctl-system.svc"  # the name the API server dials
 LISTENING = re.compile(r"Listening at: https://127\.0\.0\.1:(\d+)")
+METRICS_LISTENING = re.compile(r"Listening at: https://127\.0\.0\.1:\d+,https://127\.0\.0\.1:(\d+)")
 CLI = "from vgpuctl.cli.app import main; main()"
 
 
@@ -97,13 +98,16 @@ class LiveServer:
         self.ca_file = cert_dir / "ca.crt"
         args = [sys.executable, "-c", CLI, "webhook", "serve", "--host", "127.0.0.1", "--port", "0",
                 "--cert", str(cert_dir / "tls.crt"), "--key", str(cert_dir / "tls.key"),
-                "--workers", "1", "--threads", str(threads), *extra]
+                "--workers", "1", "--threads", str(threads),
+                *(() if "--metrics-port" in extra else ("--metrics-port", "0")), *extra]
         env = {k: v for k, v in os.environ.items() if not k.startswith("VGPUCTL_")}
         self._log = open(log_file, "wb")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=self._log, env=env,
                                         start_new_session=True)
         try:
             self.port = int(wait_for(self._listening_port, 30, "gunicorn to listen"))
+            self.metrics_port = int(wait_for(lambda: METRICS_LISTENING.search(self.log()), 5,
+                                             "the metrics listener").group(1))
             wait_for(self._healthy, 30, "a worker to answer /healthz")
         except BaseException:
             self.stop()
@@ -126,6 +130,16 @@ class LiveServer:
 
     def connection(self, context: ssl.SSLContext | None = None, timeout: float = 10.0) -> ServiceConnection:
         return ServiceConnection(self.port, context or client_context(self.ca_file), timeout=timeout)
+
+    def metrics(self) -> bytes:
+        """GET /metrics on the metrics port."""
+        connection = ServiceConnection(self.metrics_port, client_context(self.ca_file))
+        try:
+            status, body = connection.call("GET", "/metrics")
+        finally:
+            connection.close()
+        assert status == 200, (status, body)
+        return body
 
     def stop(self) -> None:
         if self.process.poll() is None:

@@ -266,9 +266,7 @@ def test_the_gunicorn_worker_serves_the_allocation(api: FakeApi, tmp_path: Path,
     live = LiveServer(tmp_path / "tls", tmp_path / "server.log", "--cluster-aware")
     try:
         wait_for(lambda: live.connection().call("GET", "/readyz")[0] == 200, SYNC, "the worker's first sync")
-        status, body = live.connection().call("GET", "/metrics")
-        assert status == 200
-        s = allocation(body.decode())
+        s = allocation(live.metrics().decode())
         assert value(s, "vgpuctl_device_memory_allocated_bytes", NodeName="npu-1") == 3072 * MIB
         assert value(s, "vgpuctl_node_findings", NodeName="gpu-old-plugin", code="VGN002") == 1
     finally:

@@ -155,7 +155,7 @@ def serve(*args: str) -> subprocess.CompletedProcess[str]:
     """A real process: were the check after gunicorn's start, it would be listening and this would time
     out instead of returning."""
     return subprocess.run([sys.executable, "-c", "from vgpuctl.cli.app import main; main()", "webhook", "serve",
-                           "--host", "127.0.0.1", "--port", "0", *args],
+                           "--host", "127.0.0.1", "--port", "0", "--metrics-port", "0", *args],
                           capture_output=True, text=True, timeout=60, cwd=ROOT)
 
 

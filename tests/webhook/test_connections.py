@@ -119,14 +119,9 @@ def _stalled(server: LiveServer, kind: str) -> socket.socket:
 
 
 def _dropped(server: LiveServer) -> dict[str, float]:
-    connection = server.connection()
-    try:
-        status, text = connection.call("GET", "/metrics")
-    finally:
-        connection.close()
-    assert status == 200
     return {m.group(1).decode(): float(m.group(2)) for m in
-            re.finditer(rb'vgpuctl_webhook_connections_dropped_total\{reason="([a-z-]+)"\} ([0-9.e+]+)', text)}
+            re.finditer(rb'vgpuctl_webhook_connections_dropped_total\{reason="([a-z-]+)"\} ([0-9.e+]+)',
+                        server.metrics())}
 
 
 KINDS = ("tcp-silent", "tls-one-byte", "half-header", "body-unfinished")

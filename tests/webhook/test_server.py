@@ -82,8 +82,7 @@ def test_keep_alive_serves_many_requests_on_one_connection(server: LiveServer) -
             assert status == 200 and answer["response"]["allowed"] is True
         assert connection.sock is sock  # never reconnected
         assert connection.call("GET", "/readyz")[0] == 200
-        status, metrics = connection.call("GET", "/metrics")
-        assert status == 200 and b"vgpuctl_webhook_reviews_total" in metrics
+        assert b"vgpuctl_webhook_reviews_total" in server.metrics()
     finally:
         connection.close()
 
@@ -202,3 +201,48 @@ def test_certificate_rotation_under_load(server: LiveServer, tmp_path: Path) -> 
     assert not failures, failures[:5]
     assert {first, second, third} <= set(serials)
     assert "still serving the previous certificate" in server.log()
+
+
+def test_metrics_and_admission_have_ports_of_their_own(server: LiveServer) -> None:
+    """Issue 23 item 5: any pod could read node names and device UUIDs from /metrics on 8443 and post fake
+    reviews to inflate the denial counters. Now each port serves only its own paths (and the probes)."""
+    from tests.webhook.live import ServiceConnection
+
+    review = load_json(GOLDEN / "validate-vgpu-allowed.in.json")
+    admission = server.connection()
+    metrics = ServiceConnection(server.metrics_port, client_context(server.ca_file))
+    try:
+        status, body = admission.call("GET", "/metrics")
+        assert status == 404 and json.loads(body)["error"] == "/metrics is served on the metrics port, not this one"
+        status, body = metrics.call("POST", "/validate", json.dumps(review).encode())
+        assert status == 404 and b"admission port" in body
+        assert metrics.call("GET", "/metrics")[0] == 200
+        for connection in (admission, metrics):
+            assert connection.call("GET", "/healthz")[0] == 200
+            assert connection.call("GET", "/readyz")[0] == 200
+        assert admission.post_json("/validate", review)[0] == 200
+    finally:
+        admission.close()
+        metrics.close()
+
+
+def test_ports_that_cannot_be_used_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    def serve(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", "from vgpuctl.cli.app import main; main()", "webhook",
+                               "serve", "--host", "127.0.0.1", *args], capture_output=True, text=True, timeout=60)
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        result = serve("--port", port, "--metrics-port", "0")
+        assert result.returncode == 2
+        assert result.stderr == f"vgpuctl: --port {port}: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+        result = serve("--port", "0", "--metrics-port", port)
+        assert result.returncode == 2 and result.stderr.startswith(f"vgpuctl: --metrics-port {port}: cannot listen")
+    result = serve("--port", "8443", "--metrics-port", "8443")
+    assert result.returncode == 2 and "is the admission port" in result.stderr

@@ -81,7 +81,7 @@ def test_gunicorn_conf_is_the_settings_serve_uses(tls: Path, monkeypatch: pytest
     for key, value in options.items():
         serve.set(key, value)
     assert {k: s.get() for k, s in from_file.settings.items()} == {k: s.get() for k, s in serve.settings.items()}
-    assert from_file.settings["bind"].get() == ["0.0.0.0:8443"]
+    assert from_file.settings["bind"].get() == ["0.0.0.0:8443", "0.0.0.0:9443"]  # admission, then /metrics
     assert from_file.settings["worker_class"].get().__name__ == "VgpuctlWorker"
     assert from_file.settings["certfile"].get() == str(tls / "tls.crt")
 

@@ -32,7 +32,11 @@ SERVE_EPILOG = """[bold]Examples[/bold]
 
 Every option also reads VGPUCTL_<NAME> (VGPUCTL_DEVICE_CONFIG, VGPUCTL_TLS_CERT, VGPUCTL_TLS_KEY,
 VGPUCTL_SCHEDULER_NAMES, VGPUCTL_VOLCANO_VERSION, VGPUCTL_PRIVILEGED, VGPUCTL_MAX_BODY_BYTES,
-VGPUCTL_CLUSTER_AWARE=true).
+VGPUCTL_CLUSTER_AWARE=true, VGPUCTL_METRICS_PORT, VGPUCTL_HANDSHAKE_TIMEOUT, VGPUCTL_HEADER_TIMEOUT,
+VGPUCTL_BODY_TIMEOUT, VGPUCTL_KEEPALIVE_TIMEOUT, VGPUCTL_MAX_CONNECTIONS).
+
+Connections are read without a thread, each phase under a deadline (TLS handshake, headers, body,
+idle keep-alive): connections that stall or flood cannot hold up the reviews.
 
 --cluster-aware: /validate also denies pods no node could hold even when empty (more GPUs,
 memory or NPU cores than any node has) and warns when no node has room right now; /readyz
@@ -65,7 +69,11 @@ def require_webhook_extra() -> None:
 @guarded
 def serve_command(
     host: str = typer.Option("0.0.0.0", "--host", metavar="H", help="Address to listen on."),
-    port: int = typer.Option(8443, "--port", metavar="P", min=0, max=65535, help="Port to listen on (TLS)."),
+    port: int = typer.Option(8443, "--port", metavar="P", min=0, max=65535,
+                             help="Port of the admission calls (TLS; /mutate, /validate)."),
+    metrics_port: int | None = typer.Option(
+        None, "--metrics-port", metavar="P", help="Port of GET /metrics (TLS; default 9443); the probes answer on "
+        "both."),
     cert: str | None = typer.Option(None, "--cert", metavar="FILE", help="Serving certificate (PEM)."),
     key: str | None = typer.Option(None, "--key", metavar="FILE", help="Serving private key (PEM)."),
     device_config: str | None = typer.Option(
@@ -112,7 +120,7 @@ def serve_command(
             privileged=privileged.value if privileged else None, max_body_bytes=max_body_bytes,
             cert_file=cert, key_file=key, cluster_aware=cluster_aware or None, env=os.environ)
         options = build_server_options(
-            os.environ, host=host, port=port, workers=workers, threads=threads,
+            os.environ, host=host, port=port, metrics_port=metrics_port, workers=workers, threads=threads,
             handshake_timeout=handshake_timeout, header_timeout=header_timeout, body_timeout=body_timeout,
             keepalive=keepalive_timeout, max_connections=max_connections)
     except SettingsError as exc:
@@ -136,6 +144,11 @@ def serve_command(
         from vgpuctl.sources import load_device_config
 
         load_device_config(settings.device_config_path)  # a bad config at start is a usage error, not a crash
+    from vgpuctl.webhook.server import unavailable_address
+
+    problem = unavailable_address(options)
+    if problem:
+        raise UsageError(problem)
     serve(settings, options, announce=lambda message: typer.echo(f"vgpuctl: {message}", err=True))
 
 

@@ -45,7 +45,7 @@ _PLURALS = {"ConfigMap": "configmaps", "ServiceAccount": "serviceaccounts", "Nod
             "StatefulSet": "statefulsets", "PodDisruptionBudget": "poddisruptionbudgets",
             "NetworkPolicy": "networkpolicies", "MutatingWebhookConfiguration": "mutatingwebhookconfigurations",
             "ValidatingWebhookConfiguration": "validatingwebhookconfigurations", "Role": "roles",
-            "RoleBinding": "rolebindings", "RuntimeClass": "runtimeclasses"}
+            "RoleBinding": "rolebindings", "RuntimeClass": "runtimeclasses", "ResourceQuota": "resourcequotas"}
 #: What uninstall lists in a namespace vgpuctl created before deleting it: anything here that is not
 #: vgpuctl's (nor made by a controller) keeps the namespace alive.
 INVENTORY = (("v1", "ConfigMap"), ("v1", "Secret"), ("v1", "ServiceAccount"), ("v1", "Service"), ("v1", "Pod"),

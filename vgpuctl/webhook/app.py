@@ -1,4 +1,5 @@
-"""The Flask app: `POST /mutate`, `POST /validate`, `GET /healthz`, `GET /readyz`, `GET /metrics`.
+"""The Flask app: `POST /mutate`, `POST /validate`, `GET /healthz`, `GET /readyz`, `GET /metrics` (the last
+on its own port under `webhook serve`).
 
 Wiring only: what a request reads besides its body is the process's `state.WebhookState`; an admission
 review is answered by `admission.Admission` (no input produces a 5xx, the validating path never fails open
@@ -16,6 +17,7 @@ from vgpuctl.webhook.admission import Admission
 from vgpuctl.webhook.bodies import error_response, json_response
 from vgpuctl.webhook.settings import Settings
 from vgpuctl.webhook.state import WebhookState
+from vgpuctl.webhook.wsgi_call import LISTENER_KEY
 
 log = logging.getLogger("vgpuctl.webhook")
 
@@ -29,10 +31,29 @@ def create_app(settings: Settings) -> Flask:
         # create_app runs in the serving process (gunicorn builds the app in each worker after the fork),
         # so the watch threads start where they are used.
         state.cluster.start(settings.cluster_watch)
+    _listener_guard(app)
     _admission_routes(app, Admission(state))
     _probe_routes(app, state)
     _error_handlers(app)
     return app
+
+
+_ONLY_ON = {"/mutate": "admission", "/validate": "admission", "/metrics": "metrics"}
+
+
+def _listener_guard(app: Flask) -> None:
+    """Under `webhook serve` the admission calls and /metrics have ports of their own (the worker says which
+    one a request came on), so a NetworkPolicy can open the first to the API server and the second to the
+    monitoring namespace only: node names, device UUIDs and allocations are not for every pod, nor are fake
+    reviews that inflate the denial counters. The probes answer on both. Another WSGI server: no guard."""
+
+    @app.before_request
+    def right_listener() -> Response | None:
+        listener = request.environ.get(LISTENER_KEY)
+        wanted = _ONLY_ON.get(request.path)
+        if listener is None or wanted is None or listener == wanted:
+            return None
+        return error_response(404, f"{request.path} is served on the {wanted} port, not this one")
 
 
 def _admission_routes(app: Flask, admission: Admission) -> None:

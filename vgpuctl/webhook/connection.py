@@ -79,13 +79,14 @@ class Connection:
     the connection limit is reached, so connections held open on purpose cannot lock the others out."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, call: AppCall,
-                 limits: Limits, stopping: Callable[[], bool], on_drop: OnDrop) -> None:
+                 limits: Limits, stopping: Callable[[], bool], on_drop: OnDrop, listener: str = "") -> None:
         self.reader = reader
         self.writer = writer
         self.call = call
         self.limits = limits
         self.stopping = stopping
         self.on_drop = on_drop
+        self.listener = listener
         self.phase = "handshake"
         self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=limits.max_header_bytes)
         self.loop = asyncio.get_running_loop()
@@ -172,7 +173,7 @@ class Connection:
         declared = _declared_length(head.headers)
         request = Request(method=head.method.decode("latin-1"), target=bytes(head.target),
                           http_version=head.http_version.decode("latin-1"), headers=tuple(head.headers),
-                          body=b"", client=self.client, server=self.server)
+                          body=b"", client=self.client, server=self.server, listener=self.listener)
         if declared is not None and declared > cap:
             return replace(request, declared_length=declared), True  # answered unread, then closed
         if self.h11.client_is_waiting_for_100_continue:

@@ -20,6 +20,7 @@ import logging
 import math
 import os
 import shutil
+import socket
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -43,7 +44,8 @@ log = logging.getLogger("vgpuctl.webhook")
 @dataclass(frozen=True)
 class ServerOptions:
     host: str = "0.0.0.0"
-    port: int = 8443
+    port: int = 8443  # /mutate, /validate (and the probes)
+    metrics_port: int = 9443  # /metrics (and the probes): its own port, so policy can keep the two apart
     workers: int = 1
     threads: int = 4
     keepalive: float = 30.0  # seconds an idle keep-alive connection is kept; the API server reuses them
@@ -56,9 +58,11 @@ class ServerOptions:
     log_level: str = "info"
 
     @property
-    def bind(self) -> str:
+    def binds(self) -> list[str]:
+        """Where gunicorn listens: the admission port first (the worker tells the listeners apart by this
+        order: `worker.LISTENER_ROLES`), then the metrics port."""
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{host}:{self.port}"
+        return [f"{host}:{self.port}", f"{host}:{self.metrics_port}"]
 
 
 # The connection deadlines and limits a flag or VGPUCTL_<NAME> sets: (field, environment name, type, minimum).
@@ -68,6 +72,7 @@ CONNECTION_OPTIONS = (
     ("body_timeout", "BODY_TIMEOUT", float, 0.1),
     ("keepalive", "KEEPALIVE_TIMEOUT", float, 1.0),
     ("max_connections", "MAX_CONNECTIONS", int, 1),
+    ("metrics_port", "METRICS_PORT", int, 0),
 )
 
 
@@ -87,7 +92,29 @@ def build_server_options(env: Mapping[str, str] | None = None, **flags: Any) -> 
         if not math.isfinite(value) or value < minimum:
             raise SettingsError(f"--{name.replace('_', '-')}: must be at least {minimum}, got {raw!r}")
         values[name] = value
-    return ServerOptions(**values)
+    options = ServerOptions(**values)
+    if options.metrics_port > 65535:
+        raise SettingsError(f"--metrics-port: {options.metrics_port} is not a port (0-65535)")
+    if options.metrics_port == options.port and options.port != 0:
+        raise SettingsError(f"--metrics-port: {options.metrics_port} is the admission port (--port); /metrics "
+                            "has a port of its own so network policy can keep the two apart")
+    return options
+
+
+def unavailable_address(options: ServerOptions) -> str | None:
+    """Why a port cannot be listened on (in use, not permitted), checked before gunicorn starts: it would
+    retry for seconds, log a dozen lines and exit 1, which in vgpuctl means "findings"."""
+    for flag, port in (("--port", options.port), ("--metrics-port", options.metrics_port)):
+        if port == 0:
+            continue
+        family = socket.AF_INET6 if ":" in options.host else socket.AF_INET
+        try:
+            with socket.socket(family, socket.SOCK_STREAM) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn binds
+                probe.bind((options.host, port))
+        except OSError as exc:
+            return f"{flag} {port}: cannot listen on {options.host}:{port}: {exc.strerror or exc}"
+    return None
 
 
 class _JsonFormatter(logging.Formatter):
@@ -153,7 +180,7 @@ def gunicorn_options(options: ServerOptions, cert_file: str, key_file: str,
                      max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> dict[str, Any]:
     shm = "/dev/shm"
     return {
-        "bind": [options.bind],
+        "bind": options.binds,
         "workers": options.workers,
         "worker_class": worker_class_for(connection_limits(options, max_body_bytes)),
         "threads": options.threads,

@@ -99,8 +99,9 @@ class GuardedWorker(Worker):  # type: ignore[misc]
     # ---- serving ----
 
     async def _serve(self) -> None:
-        servers = [await asyncio.start_server(self._accepted, sock=listener.sock, limit=READ_LIMIT)
-                   for listener in self.sockets]
+        servers = [await asyncio.start_server(functools.partial(self._accepted, listener_role(index)),
+                                              sock=listener.sock, limit=READ_LIMIT)
+                   for index, listener in enumerate(self.sockets)]
         try:
             while self.alive:
                 self.notify()
@@ -113,7 +114,7 @@ class GuardedWorker(Worker):  # type: ignore[misc]
                 server.close()
             await self._drain_connections()
 
-    def _accepted(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def _accepted(self, role: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """asyncio's accept callback. A plain function that starts a task of ours: a coroutine here would be a
         task asyncio's stream protocol watches, and it logs a traceback for each one we cancel (CPython 3.11)."""
         if not self.alive:
@@ -125,7 +126,7 @@ class GuardedWorker(Worker):  # type: ignore[misc]
             writer.transport.abort()
             return
         connection = Connection(reader, writer, self._call, limits, lambda: not self.alive,
-                                lambda reason, detail: self._dropped(reason, writer, detail))
+                                lambda reason, detail: self._dropped(reason, writer, detail), role)
         assert self.loop is not None
         self.connections[connection] = self.loop.create_task(self._connection(connection))
 
@@ -190,6 +191,15 @@ class GuardedWorker(Worker):  # type: ignore[misc]
             task.cancel()
         if self.connections:
             await asyncio.gather(*self.connections.values(), return_exceptions=True)
+
+
+# What each listener serves, in bind order (`server.ServerOptions.binds`): the first the admission calls,
+# any other /metrics. The app refuses a path on the wrong one (`app.py`).
+LISTENER_ROLES = ("admission", "metrics")
+
+
+def listener_role(index: int) -> str:
+    return LISTENER_ROLES[min(index, len(LISTENER_ROLES) - 1)]
 
 
 READ_LIMIT = 64 * 1024  # the stream reader's buffer; `Connection` reads in chunks of this size

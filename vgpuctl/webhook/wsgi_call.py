@@ -30,6 +30,7 @@ class Request:
     server: tuple[str, int]
     # The body's length when it was not kept (over the app's limit): the app answers 413 from it.
     declared_length: int | None = None
+    listener: str = ""  # which listener it came on ("admission", "metrics"): environ LISTENER_KEY
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,8 @@ class Answer:
     headers: tuple[tuple[bytes, bytes], ...]  # without framing headers
     body: bytes
 
+
+LISTENER_KEY = "vgpuctl.listener"
 
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -67,6 +70,8 @@ def environ_for(request: Request, *, multiprocess: bool) -> dict[str, Any]:
         "wsgi.multiprocess": multiprocess,
         "wsgi.run_once": False,
     }
+    if request.listener:
+        environ[LISTENER_KEY] = request.listener
     if request.client is not None:
         environ["REMOTE_ADDR"], environ["REMOTE_PORT"] = request.client[0], str(request.client[1])
     for raw_name, raw_value in request.headers:

@@ -70,8 +70,8 @@ CA_KEY, CERT_KEY, KEY_KEY = "ca.crt", "tls.crt", "tls.key"
 #: Objects the API server or the controllers put into every namespace: they never keep a Namespace alive.
 AUTOMATIC = {("ConfigMap", "kube-root-ca.crt"), ("ServiceAccount", "default")}
 #: Uninstall deletes the namespaced objects in this order: the pods stop before what they use goes away.
-DELETE_ORDER = ("Deployment", "Service", "PodDisruptionBudget", "NetworkPolicy", "ConfigMap", "Secret",
-                "ServiceAccount")
+DELETE_ORDER = ("Deployment", "Service", "PodDisruptionBudget", "NetworkPolicy", "ResourceQuota", "ConfigMap",
+                "Secret", "ServiceAccount")
 
 
 @dataclass(frozen=True, slots=True)

@@ -116,3 +116,29 @@ def test_garbage_objects_do_not_crash() -> None:
                                spec.NODE_VGPU_REGISTER: 42}}, "status": {"capacity": {spec.NPU_CORE: "x"}}}])
     assert [n.name for n in snap.nodes] == ["", "n"]
     assert snap.node("n") is not None
+
+
+def test_slice_names_nothing_defines_are_booked_as_unknown() -> None:
+    """Issue 23 item 5: the slice label of `vgpuctl_device_slices_in_use` came straight from a pod's
+    annotation, so pods with made-up MIG groups or vNPU templates made a series each. Only names the device
+    config (MIG groups, with their positions) or Volcano's MindCluster code defines are kept."""
+    data = yaml.safe_load(MIXED.read_text())
+    junk = [
+        ("gpu-mig", {"volcano.sh/vgpu-ids-new": f"GPU-33333333-3333-3333-3333-333333333333[{slot}],NVIDIA,2560,0:"})
+        for slot in ("junk-0", "group1-99", "group1-7")
+    ] + [("mc-1", {"huawei.com/npu-core": f"1-vir{n}_x\x1b[41m"}) for n in range(3)]
+    for n, (node, annotations) in enumerate(junk):
+        data["items"].append({"apiVersion": "v1", "kind": "Pod",
+                              "metadata": {"name": f"junk-{n}", "namespace": "ml", "annotations": annotations},
+                              "spec": {"nodeName": node, "containers": [{"name": "c"}]}, "status": {"phase": "Running"}})
+    snapshot = build_snapshot(data["items"], "v1.31.4")
+    (gpu,) = devices(snapshot, "gpu-mig")
+    assert sorted(gpu.slices) == ["group1-0", "unknown", "unknown", "unknown"]  # group1 has 7 instances: 0-6
+    chips = devices(snapshot, "mc-1")
+    assert sorted(chips[1].slices) == ["unknown", "unknown", "unknown", "vir02_1c"]
+
+
+def test_mindcluster_templates_are_the_ones_why_replays() -> None:
+    from vgpuctl.core.why.mindcluster import TEMPLATES
+
+    assert set(TEMPLATES) == spec.MINDCLUSTER_TEMPLATES

@@ -66,6 +66,12 @@ ANN_BIND_PHASE: Final = "volcano.sh/bind-phase"
 ANN_BIND_TIME: Final = "volcano.sh/bind-time"
 ANN_NPU_CORE: Final = "huawei.com/npu-core"
 
+# The vNPU templates Volcano's MindCluster (310P) code knows; fixed in its code, not configurable
+# (docs/ascend.md). A slice name no device config or template defines is booked under UNKNOWN_SLICE.
+MINDCLUSTER_TEMPLATES: Final = frozenset({"vir01", "vir02", "vir02_1c", "vir04", "vir04_3c", "vir04_3c_ndvpp",
+                                          "vir04_4c_dvpp"})
+UNKNOWN_SLICE: Final = "unknown"
+
 # --- Pod labels read for MindCluster 310P ---------------------------------------------------------
 LABEL_RING_CONTROLLER: Final = "ring-controller.atlas"
 RING_CONTROLLER_310P: Final = "ascend-310P"

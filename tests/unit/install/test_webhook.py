@@ -85,7 +85,8 @@ def test_layout_refuses_manifests_it_cannot_read() -> None:
 
 def test_objects_are_written_in_a_safe_order_configurations_last() -> None:
     kinds = [o["kind"] for o in rendered()]
-    assert kinds == ["Namespace", "ServiceAccount", "ConfigMap", "Secret", "Deployment", "Service",
+    # The quota before the pods that need it (system-cluster-critical outside kube-system).
+    assert kinds == ["Namespace", "ServiceAccount", "ConfigMap", "ResourceQuota", "Secret", "Deployment", "Service",
                      "PodDisruptionBudget", "NetworkPolicy", "MutatingWebhookConfiguration",
                      "ValidatingWebhookConfiguration"]
 
@@ -274,8 +275,8 @@ def test_uninstall_deletes_the_configurations_first_and_the_namespace_last() -> 
     the_plan = removal_plan(state, MANIFESTS, now=NOW)
     deletes = [s.ref.kind for s in the_plan.steps if s.action is Action.DELETE]
     assert deletes[:2] == ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"]
-    assert deletes[2:] == ["Deployment", "Service", "PodDisruptionBudget", "NetworkPolicy", "ConfigMap", "Secret",
-                           "ServiceAccount", "Namespace"]
+    assert deletes[2:] == ["Deployment", "Service", "PodDisruptionBudget", "NetworkPolicy", "ResourceQuota",
+                           "ConfigMap", "Secret", "ServiceAccount", "Namespace"]
 
 
 def test_uninstall_keeps_a_namespace_that_holds_someone_elses_objects() -> None:

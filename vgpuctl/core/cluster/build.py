@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Final
 
@@ -147,12 +148,11 @@ def build_snapshot(
     six = volcano_version is None or requires_six_field_register(volcano_version)
     skips = volcano_version is None or skips_malformed_vgpu_ids(volcano_version)
     factor = device_config.nvidia.memory_factor
-    # The template each booked Ascend HAMi memory is (template mode books exactly a template's memory).
-    templates = {v.common_word: {t.memory: t.name for t in v.templates} for v in device_config.vnpus}
+    slices = SliceNames.of(device_config)
 
     names = [_node_name(obj) for obj in nodes]
     last = {name: i for i, name in enumerate(names)}  # two nodes of one name: the pods count on the last one
-    states = [NodeState.deferred(name, obj, partial(_decode_node, factor, six, skips, templates,
+    states = [NodeState.deferred(name, obj, partial(_decode_node, factor, six, skips, slices,
                                                     bound.get(name, ()) if last[name] == i else ()))
               for i, (name, obj) in enumerate(zip(names, nodes, strict=True))]
     return ClusterSnapshot(
@@ -206,7 +206,29 @@ def _node_name(obj: Mapping[str, Any]) -> str:
     return name if isinstance(name, str) else ""
 
 
-def _decode_node(factor: int, six_fields: bool, skips_bad_ids: bool, templates: Mapping[str, Mapping[int, str]],
+@dataclass(frozen=True, slots=True)
+class SliceNames:
+    """The slice names usage may be booked under, from the device config (and Volcano's fixed MindCluster
+    templates): a pod's annotation names a slice, and `vgpuctl_device_slices_in_use` has a series per name,
+    so a name nothing defines is booked as `spec.UNKNOWN_SLICE` — the series stay bounded whatever the
+    annotations say."""
+
+    vnpu: Mapping[str, Mapping[int, str]]  # commonWord → memory → the template booking exactly that memory
+    mig: Mapping[str, int]  # MIG group name → instances in it (positions 0 … n-1)
+
+    @classmethod
+    def of(cls, config: DeviceConfig) -> SliceNames:
+        mig: dict[str, int] = {}
+        for geometry in config.nvidia.known_mig_geometries:
+            for group in geometry.groups:
+                mig[group.name] = max(mig.get(group.name, 0), sum(i.count for i in group.instances))
+        return cls({v.common_word: {t.memory: t.name for t in v.templates} for v in config.vnpus}, mig)
+
+    def mig_slice(self, mig: MigSlot) -> str:
+        return f"{mig.group}-{mig.position}" if 0 <= mig.position < self.mig.get(mig.group, 0) else spec.UNKNOWN_SLICE
+
+
+def _decode_node(factor: int, six_fields: bool, skips_bad_ids: bool, slices: SliceNames,
                  pods: Sequence[Mapping[str, Any]], node: NodeState) -> None:
     """Fill in `node` (fresh, same name and object): its devices, then the usage of the pods bound to it (a
     malformed `vgpu-ids-new` device skipped, `skips_bad_ids`, as Volcano ≥ 1.16 does)."""
@@ -219,7 +241,7 @@ def _decode_node(factor: int, six_fields: bool, skips_bad_ids: bool, templates: 
     _ascend(node, annotations, subject)
     _mindcluster(node)
     if pods and node.devices:
-        _add_usage(node, pods, factor, skips_bad_ids, templates)
+        _add_usage(node, pods, factor, skips_bad_ids, slices)
 
 
 def _vgpu(node: NodeState, register: Any, factor: int, six_fields: bool, subject: str) -> None:
@@ -325,7 +347,7 @@ def _mindcluster(node: NodeState) -> None:
 
 
 def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], factor: int, skips_bad_ids: bool,
-               templates: Mapping[str, Mapping[int, str]]) -> None:
+               slices: SliceNames) -> None:
     """Book the allocation annotations of `pods` (bound to `node`, not finished, in snapshot order)."""
     vgpus = {d.id: d for d in node.devices if d.family is spec.Family.VGPU}
     cards = {d.index: d for d in node.devices if d.family is spec.Family.GPUSHARE}
@@ -348,7 +370,7 @@ def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], factor: int, 
                 device.cores_used += cores
                 device.slots_used += 1
                 if mig is not None:
-                    device.slices.append(f"{mig.group}-{mig.position}")
+                    device.slices.append(slices.mig_slice(mig))
                 if pod_name not in device.pods:
                     device.pods.append(pod_name)
         index = annotations.get(spec.ANN_GPU_INDEX) if cards else None
@@ -357,7 +379,7 @@ def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], factor: int, 
         if npus:
             for key, value in annotations.items():
                 if allocated_common_word(key) is not None:
-                    _ascend_usage(npus, pod_name, value, templates)
+                    _ascend_usage(npus, pod_name, value, slices.vnpu)
         npu = annotations.get(spec.ANN_NPU_CORE) if chips is not None else None
         if npu is not None and chips is not None:
             _mindcluster_usage(chips, pod_name, npu)
@@ -430,7 +452,8 @@ def _mindcluster_usage(chips: Mapping[int, DeviceState], pod_name: str, value: A
         if chip is None:
             continue
         if decoded.template:
-            chip.slices.append(decoded.template)
+            chip.slices.append(decoded.template if decoded.template in spec.MINDCLUSTER_TEMPLATES
+                               else spec.UNKNOWN_SLICE)
             digits = "".join(ch for ch in decoded.template[3:5] if ch.isdigit())  # vir02_1c → 2 cores
             chip.cores_used += int(digits) if digits else 0
         else:

@@ -187,3 +187,33 @@ def test_connection_refused_means_unreachable(closed_port: int) -> None:
     assert str(caught.value) == (f"cannot reach the Kubernetes API: cannot connect to http://127.0.0.1:{closed_port}: "
                                  "connection refused")
     assert time.monotonic() - started < 2  # one quick reconnect at most, no retry storm
+
+
+def test_pages_of_big_objects_are_asked_for_again_smaller(cluster: FakeCluster, api: ApiClient) -> None:
+    """Issue 23: every read has a size bound. 40 pods with 1 MiB each: the 500- and 100-item pages (40 MiB)
+    are over the 32 MiB bound, so the list asks again for 20 at a time, reads every pod, and never holds
+    40 MiB at once."""
+    from vgpuctl.kube.reader import MAX_PAGE_BYTES, RawClient
+
+    big = [pod("ml", f"big-{i}") | {"metadata": {"name": f"big-{i}", "namespace": "ml",
+                                                 "annotations": {"x": "y" * (1 << 20)}}} for i in range(40)]
+    cluster.serve_list("/api/v1/pods", "v1", "PodList", big)
+    client = RawClient(api, (5, 30))
+    pages = list(client.pages("/api/v1/pods", [], 500))
+    assert sum(len(p["items"]) for p in pages) == 40
+    limits = [int(r.args["limit"]) for r in cluster.requests("/api/v1/pods")]
+    assert limits == [500, 100, 20, 20]  # two refused pages, then two pages of 20
+    assert 40 * (1 << 20) > MAX_PAGE_BYTES
+
+
+def test_an_answer_over_the_bound_is_an_error_not_memory(cluster: FakeCluster, api: ApiClient) -> None:
+    from vgpuctl.kube.reader import PageTooLargeError, RawClient
+
+    cluster.route("/huge", lambda _r: Response(b'{"a": "' + b"x" * (3 << 20) + b'"}', content_type="application/json"))
+    with pytest.raises(PageTooLargeError, match="over 2 MiB"):
+        RawClient(api, (5, 30)).get("/huge", [], max_bytes=2 << 20)
+    big = [pod("ml", f"big-{i}") | {"metadata": {"name": f"b{i}", "namespace": "ml",
+                                                 "annotations": {"x": "y" * (3 << 20)}}} for i in range(2)]
+    cluster.serve_list("/api/v1/pods", "v1", "PodList", big)
+    with pytest.raises(PageTooLargeError):  # even one item per page is over the bound
+        list(RawClient(api, (5, 30)).pages("/api/v1/pods", [], 500, max_bytes=2 << 20))

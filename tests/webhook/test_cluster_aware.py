@@ -342,3 +342,28 @@ def test_a_new_view_is_warmed_before_requests_see_it(api: FakeApi) -> None:
         assert facts.max_gpus_per_node == 4
     finally:
         app.extensions["vgpuctl"].cluster.stop()
+
+
+def test_junk_annotations_are_not_kept(webhook: FlaskClient, api: FakeApi, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 23 item 2: pods whose volcano.sh/ annotations are junk cost the view nothing; an allocation
+    annotation longer than Volcano ever writes is counted and logged once, not stored."""
+    junk = "x" * 262_144
+    for i in range(20):
+        api.pods.put({"apiVersion": "v1", "kind": "Pod",
+                      "metadata": {"name": f"junk{i}", "namespace": "evil", "annotations": {"volcano.sh/junk": junk}},
+                      "spec": {"nodeName": "no-such-node", "containers": [{"name": "c"}]},
+                      "status": {"phase": "Pending"}})
+    for i in range(3):
+        api.pods.put({"apiVersion": "v1", "kind": "Pod",
+                      "metadata": {"name": f"long{i}", "namespace": "evil",
+                                   "annotations": {"volcano.sh/vgpu-ids-new": junk}},
+                      "spec": {"nodeName": "gpu-1", "containers": [{"name": "c"}]}, "status": {"phase": "Running"}})
+    with caplog.at_level(logging.WARNING, logger="vgpuctl.webhook"):
+        check = wait_synced(webhook)
+        assert check["pods"] == 6  # the seeded device pods only
+        metrics = webhook.get("/metrics").get_data(as_text=True)
+        assert "vgpuctl_webhook_cluster_dropped_annotations_total 3.0" in metrics
+    lines = [r.getMessage() for r in caplog.records if "longer than any allocation" in r.getMessage()]
+    assert len(lines) == 1 and lines[0].startswith("cluster watch: pod evil/long")
+    state = webhook.application.extensions["vgpuctl"].cluster
+    assert all(not key.startswith("evil/") for key in state._pods)

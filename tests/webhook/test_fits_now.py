@@ -15,15 +15,10 @@ from hypothesis import strategies as st
 from tests.unit.why.builders import A100, NVIDIA, gpu, pod, vgpu_node, vgpu_pod
 from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.cluster.rule_facts import combine, facts_from_snapshot
-from vgpuctl.core.clusterview import (
-    assemble,
-    build_node_parts,
-    simulation_env,
-    slim_node,
-    slim_pod,
-)
+from vgpuctl.core.clusterview import assemble, build_node_parts, simulation_env
 from vgpuctl.core.deviceconfig import DeviceConfig, parse_device_config
 from vgpuctl.core.facts import ClusterFacts
+from vgpuctl.core.slim import slim_node, slim_pod
 from vgpuctl.core.why.anyfit import Outcome, first_fit
 from vgpuctl.core.why.request import parse_pod
 from vgpuctl.core.why.simulate import simulate_node

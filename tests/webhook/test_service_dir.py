@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from gunicorn.app.base import Application  # type: ignore[import-untyped]
 from gunicorn.config import Config  # type: ignore[import-untyped]
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 from typer.testing import CliRunner
 
 from tests.webhook.conftest import DEVICE_CONFIG
@@ -61,6 +63,41 @@ def test_the_dockerfile_lives_in_webhook_and_copies_what_exists() -> None:
     kept = {line[1:].rstrip("/") for line in (SERVICE_DIR / "Dockerfile.dockerignore").read_text().splitlines()
             if line.startswith("!")}
     assert set(sources) == kept
+
+
+def _lock() -> dict[str, tuple[str, list[str]]]:
+    """webhook/requirements.lock: name → (version, hashes)."""
+    pins: dict[str, tuple[str, list[str]]] = {}
+    name = ""
+    for line in (SERVICE_DIR / "requirements.lock").read_text().splitlines():
+        line = line.strip()
+        if "==" in line and not line.startswith(("#", "--")):
+            name, version = line.rstrip(" \\").split("==")
+            pins[canonicalize_name(name)] = (version, [])
+        elif line.startswith("--hash=sha256:") and name:
+            pins[canonicalize_name(name)][1].append(line.removeprefix("--hash=sha256:").rstrip(" \\"))
+    return pins
+
+
+def test_the_image_lock_pins_every_dependency_with_hashes() -> None:
+    """Issue 23 item 13: the image installs from a hash-pinned lock. It must satisfy every requirement of
+    the package and its [webhook] extra, and of the build backend, or the image would not be what
+    pyproject.toml declares (CI also checks it installs with --require-hashes)."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    wanted = [Requirement(r) for r in project["project"]["dependencies"]
+              + project["project"]["optional-dependencies"]["webhook"] + project["build-system"]["requires"]]
+    pins = _lock()
+    environment = {"python_version": "3.11", "python_full_version": "3.11.0", "extra": "webhook"}
+    for requirement in wanted:
+        if requirement.marker is not None and not requirement.marker.evaluate(environment):
+            continue
+        pin = pins.get(canonicalize_name(requirement.name))
+        assert pin is not None, f"{requirement} is not in webhook/requirements.lock"
+        assert requirement.specifier.contains(pin[0], prereleases=True), f"the lock pins {pin[0]}: {requirement}"
+    assert all(hashes for _, hashes in pins.values()), "every pin carries its hashes"
+    assert "--require-hashes" in (SERVICE_DIR / "Dockerfile").read_text()
 
 
 def _config_from_file(path: Path) -> Config:

@@ -19,7 +19,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vgpuctl.core import spec
 from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.cluster.model import NodeState
 from vgpuctl.core.cluster.rule_facts import NodeFacts, combine, node_facts
@@ -32,72 +31,11 @@ from vgpuctl.core.why.scheduler_env import WhyEnv
 
 ALL_FAMILIES = DeviceshareArgs(gpu_sharing=True, gpu_number=True, vgpu=True, ascend_mindcluster=True,
                                ascend_hami=True)
-# Where pod usage lives: allocation annotations (volcano.sh/vgpu-ids-new, volcano.sh/gpu-index,
-# hami.io/<CW>-devices-allocated, huawei.com/npu-core) and device resources (volcano.sh/…, huawei.com/…).
-_DEVICE_PREFIXES = ("volcano.sh/", "hami.io/", "huawei.com/")
-_RESOURCE_PREFIXES = ("volcano.sh/", "huawei.com/")
-_NOISE_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
 _EMPTY: Mapping[str, Any] = {}
 
 
 def _m(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else _EMPTY
-
-
-# ---- what to keep of a watched object ---------------------------------------------------------------
-
-def slim_node(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """The parts of a Node the cluster model reads (name, labels, annotations, capacity, allocatable).
-
-    A watched Node carries images, conditions and addresses too; 5,000 of them would cost the webhook
-    hundreds of MiB for nothing."""
-    meta = _m(obj.get("metadata"))
-    status = _m(obj.get("status"))
-    return {
-        "apiVersion": "v1", "kind": "Node",
-        "metadata": {k: meta[k] for k in ("name", "resourceVersion", "labels", "annotations") if k in meta},
-        "status": {k: status[k] for k in ("capacity", "allocatable") if k in status},
-    }
-
-
-def _containers(raw: Any) -> list[dict[str, Any]]:
-    if not isinstance(raw, list):
-        return []
-    return [{"name": c.get("name"), "resources": c.get("resources") or {}} for c in raw if isinstance(c, Mapping)]
-
-
-def _device_resources(containers: list[dict[str, Any]]) -> bool:
-    for c in containers:
-        resources = _m(c.get("resources"))
-        for kind in ("limits", "requests"):
-            if any(isinstance(k, str) and k.startswith(_RESOURCE_PREFIXES) for k in _m(resources.get(kind))):
-                return True
-    return False
-
-
-def slim_pod(obj: Mapping[str, Any]) -> dict[str, Any] | None:
-    """A bound pod reduced to what usage and the simulator read, or None when it uses no device.
-
-    None also for a pod that is not bound or is Succeeded/Failed: Volcano counts neither."""
-    spec_ = _m(obj.get("spec"))
-    node = spec_.get("nodeName")
-    phase = _m(obj.get("status")).get("phase")
-    if not isinstance(node, str) or not node or phase in spec.DONE_POD_PHASES:
-        return None
-    meta = _m(obj.get("metadata"))
-    annotations = {k: v for k, v in _m(meta.get("annotations")).items() if k not in _NOISE_ANNOTATIONS}
-    containers = _containers(spec_.get("containers"))
-    inits = _containers(spec_.get("initContainers"))
-    relevant = any(isinstance(k, str) and k.startswith(_DEVICE_PREFIXES) for k in annotations)
-    if not relevant and not _device_resources(containers) and not _device_resources(inits):
-        return None
-    return {
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {**{k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "labels") if k in meta},
-                     "annotations": annotations},
-        "spec": {"nodeName": node, "containers": containers, "initContainers": inits},
-        "status": {"phase": phase} if isinstance(phase, str) else {},
-    }
 
 
 def pod_key(obj: Mapping[str, Any]) -> str:

@@ -71,6 +71,10 @@ ANN_NPU_CORE: Final = "huawei.com/npu-core"
 MINDCLUSTER_TEMPLATES: Final = frozenset({"vir01", "vir02", "vir02_1c", "vir04", "vir04_3c", "vir04_3c_ndvpp",
                                           "vir04_4c_dvpp"})
 UNKNOWN_SLICE: Final = "unknown"
+# The longest allocation annotation value read, in characters. Volcano's longest — 20 containers × 16 GPUs
+# of MIG ids, ~70 characters each — is ~22 K; a longer value was not written by Volcano: it is reported
+# (VGX002, VGS004) and not read, so junk annotations cannot cost the cluster-aware webhook its memory.
+MAX_ALLOCATION_VALUE: Final = 32 * 1024
 
 # --- Pod labels read for MindCluster 310P ---------------------------------------------------------
 LABEL_RING_CONTROLLER: Final = "ring-controller.atlas"

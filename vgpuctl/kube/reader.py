@@ -13,6 +13,7 @@ checks that needed it. Only when the very first request cannot reach the server,
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -101,6 +102,16 @@ def status_message(status: int, reason: str, body: bytes) -> str:
     return _one_line(f"{head}: {detail}") if detail.strip() else head
 
 
+# Bounds on what one answer may cost: a list page is asked for again with fewer items beyond
+# MAX_PAGE_BYTES; any other answer beyond MAX_RESPONSE_BYTES is an error.
+MAX_PAGE_BYTES = 32 * 1024 * 1024
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+
+
+class PageTooLargeError(ReadError):
+    """An answer longer than the bound it was read with (`RawClient.get`)."""
+
+
 class RawClient:
     """GET raw JSON through the kubernetes client's request machinery (auth, TLS, proxy, pool)."""
 
@@ -109,20 +120,24 @@ class RawClient:
         self.timeout = timeout
         self.host = api_client.configuration.host
 
-    def get(self, path: str, query: list[tuple[str, Any]] | None = None) -> dict[str, Any]:
+    def get(self, path: str, query: list[tuple[str, Any]] | None = None,
+            max_bytes: int = MAX_RESPONSE_BYTES) -> dict[str, Any]:
+        """One JSON object; `PageTooLargeError` when the body is longer than `max_bytes` (read no further)."""
         request = self.api.param_serialize(
             method="GET", resource_path=path, query_params=query or [],
             header_params={"Accept": "application/json"}, auth_settings=["BearerToken"])
         started = time.monotonic()
         try:
             response = self.api.call_api(*request, _request_timeout=self.timeout)
-            body: bytes = response.read()  # type: ignore[no-untyped-call]
+            body = _read_capped(response.response, max_bytes)
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             gone = isinstance(getattr(exc, "reason", None) or exc, urllib3.exceptions.ConnectTimeoutError)
             raise ReadError(transport_message(exc, self.host, self.timeout, time.monotonic() - started),
                             transport=True, connect=gone) from None
         except ApiException as exc:  # the client reports TLS failures this way, with status 0
             raise ReadError(transport_message(exc, self.host, self.timeout), transport=True) from None
+        if body is None:
+            raise PageTooLargeError(f"the answer from {self.host}{path} is over {max_bytes >> 20} MiB")
         if not 200 <= response.status <= 299:
             raise ReadError(status_message(response.status, response.reason or "", body), status=response.status)
         try:
@@ -133,6 +148,29 @@ class RawClient:
             raise ReadError(f"unexpected answer from {self.host}{path}: a JSON {type(doc).__name__}")
         return doc
 
+    def pages(self, path: str, query: list[tuple[str, Any]], page_size: int,
+              max_bytes: int = MAX_PAGE_BYTES) -> Iterator[dict[str, Any]]:
+        """The pages of one list (`limit`/`continue`). A page whose body is over `max_bytes` is asked for
+        again with a fifth of the items, down to one: big objects make smaller pages, not bigger memory."""
+        token = ""
+        limit = page_size
+        while True:
+            page_query = [*query, ("limit", limit), *((("continue", token),) if token else ())]
+            try:
+                page = self.get(path, page_query, max_bytes)
+            except PageTooLargeError:
+                if limit == 1:
+                    raise
+                limit = max(1, limit // 5)
+                continue
+            yield page
+            next_token = (page.get("metadata") or {}).get("continue") or ""
+            if not next_token:
+                return
+            if next_token == token:
+                raise ReadError(f"{self.host}{path} returned the same continue token twice")
+            token = next_token
+
     def list_all(self, resource: _Resource, namespace: str | None, page_size: int,
                  on_page: Callable[[int], None]) -> list[dict[str, Any]]:
         """Every item of one list, page by page. A failure drops the pages already read: half a pod list
@@ -140,12 +178,7 @@ class RawClient:
         where = f"/namespaces/{namespace}" if namespace else ""
         path = f"{resource.group_path}{where}/{resource.plural}"
         items: list[dict[str, Any]] = []
-        token = ""
-        while True:
-            query: list[tuple[str, Any]] = [("limit", page_size)]
-            if token:
-                query.append(("continue", token))
-            page = self.get(path, query)
+        for page in self.pages(path, [], page_size):
             raw_items = page.get("items")
             if not isinstance(raw_items, list):
                 raise ReadError(f"unexpected answer from {self.host}{path}: no items list "
@@ -157,12 +190,34 @@ class RawClient:
                         metadata.pop("managedFields", None)  # kubectl -o yaml hides them too; they are bulky
                     items.append({"apiVersion": resource.api_version, "kind": resource.kind, **item})
             on_page(len(raw_items))
-            next_token = (page.get("metadata") or {}).get("continue") or ""
-            if not next_token:
-                return items
-            if next_token == token:
-                raise ReadError(f"{self.host}{path} returned the same continue token twice")
-            token = next_token
+        return items
+
+
+def _read_capped(response: Any, max_bytes: int) -> bytes | None:
+    """The whole body, or None (and the connection dropped) once it passes `max_bytes`."""
+    declared = response.headers.get("Content-Length")
+    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+        _drop(response)
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = response.read(1 << 20, decode_content=True)
+        if not chunk:
+            break
+        size += len(chunk)
+        if size > max_bytes:
+            _drop(response)
+            return None
+        chunks.append(chunk)
+    response.release_conn()
+    return b"".join(chunks)
+
+
+def _drop(response: Any) -> None:
+    """Close a response whose body is not read to the end: it cannot go back to the pool."""
+    with contextlib.suppress(Exception):  # already closed: nothing to do
+        response.close()
 
 
 def _wanted(name: str, patterns: Iterable[str]) -> bool:

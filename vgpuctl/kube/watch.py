@@ -161,21 +161,20 @@ class ClusterWatch:
                 delay = min(delay * 2, self.options.backoff_max)
 
     def _list(self, client: RawClient, resource: WatchedResource) -> tuple[list[dict[str, Any]], str]:
-        """Every object, page by page, and the list's resourceVersion (where the watch starts)."""
+        """Every object, page by page (smaller pages when objects are big: `RawClient.pages`), and the list's
+        resourceVersion (where the watch starts)."""
         items: list[dict[str, Any]] = []
-        token = ""
+        query: list[tuple[str, Any]] = [("fieldSelector", resource.field_selector)] if resource.field_selector else []
+        pages = client.pages(resource.path, query, self.options.page_size)
         while True:
-            query: list[tuple[str, Any]] = [("limit", self.options.page_size)]
-            if resource.field_selector:
-                query.append(("fieldSelector", resource.field_selector))
-            if token:
-                query.append(("continue", token))
             try:
-                page = client.get(resource.path, query)
+                page = next(pages, None)
             except ReadError as exc:
-                if exc.status == 410 and token:  # the continue token expired: start the list over
+                if exc.status == 410:  # the continue token expired: start the list over
                     raise Gone from None
                 raise
+            if page is None:
+                raise ReadError(f"{client.host}{resource.path}: the list ended without a resourceVersion")
             raw = page.get("items")
             if not isinstance(raw, list):
                 raise ReadError(f"unexpected answer from {client.host}{resource.path}: no items list")
@@ -186,8 +185,7 @@ class ClusterWatch:
                     if kept is not None:
                         items.append(kept)
             metadata = _mapping(page.get("metadata"))
-            token = str(metadata.get("continue") or "")
-            if not token:
+            if not metadata.get("continue"):
                 version = metadata.get("resourceVersion")
                 if not isinstance(version, str) or not version:
                     raise ReadError(f"{client.host}{resource.path}: the list has no resourceVersion")
@@ -259,6 +257,9 @@ class ClusterWatch:
                 _abort(response)
 
 
+MAX_EVENT_BYTES = 16 * 1024 * 1024  # one watch event; an object is at most ~1.5 MiB in etcd
+
+
 def _lines(response: Any) -> Iterator[bytes]:
     """Complete lines of a streamed body, as they arrive (a chunk may hold part of one or several)."""
     chunks = response.read_chunked(None, decode_content=True) if response.chunked else iter(
@@ -267,6 +268,8 @@ def _lines(response: Any) -> Iterator[bytes]:
     for chunk in chunks:
         buffer += chunk
         *complete, buffer = buffer.split(b"\n")
+        if len(buffer) > MAX_EVENT_BYTES:
+            raise ReadError(f"a watch event over {MAX_EVENT_BYTES >> 20} MiB")
         for line in complete:
             if line.strip():
                 yield line

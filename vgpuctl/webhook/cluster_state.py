@@ -36,13 +36,12 @@ from vgpuctl.core.clusterview import (
     build_node_parts,
     pod_key,
     simulation_env,
-    slim_node,
-    slim_pod,
 )
 from vgpuctl.core.deviceconfig import DeviceConfig
 from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.podrules import review
+from vgpuctl.core.slim import slim_node, slim_pod
 from vgpuctl.core.versions import Version
 from vgpuctl.core.why.anyfit import FitAnswer, Outcome, first_fit
 from vgpuctl.core.why.request import parse_pod
@@ -90,6 +89,26 @@ def warm(facts: ClusterFacts) -> None:
     review(_WARM_POD, facts, apply_defaults=False)
 
 
+class _DroppedLog:
+    """One line for the first pod whose annotations were too long, then at most one a minute with the count
+    since: a flood of junk pods must not become a flood of log lines."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self._last: float | None = None
+        self._since = 0
+
+    def record(self, pod: str, what: str) -> None:
+        now = self._clock()
+        if self._last is not None and now - self._last < 60:
+            self._since += 1
+            return
+        more = f" (and {self._since} more pods since the last such line)" if self._since else ""
+        self._last, self._since = now, 0
+        log.warning("cluster watch: pod %s: left out %s, longer than any allocation Volcano writes%s",
+                    pod, what, more)
+
+
 @dataclass(frozen=True)
 class Published:
     view: ClusterView
@@ -113,6 +132,9 @@ class ClusterMetrics:
                                buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10), registry=registry)
         self.watch_errors = Counter("vgpuctl_webhook_cluster_watch_errors", "List/watch failures, by resource.",
                                     ["resource"], registry=registry)
+        self.dropped_values = Counter(
+            "vgpuctl_webhook_cluster_dropped_annotations", "Annotation values of watched pods left out of the view: "
+            "longer than any allocation Volcano writes (VGX002 in the doctor).", registry=registry)
         self.fits_now = Counter("vgpuctl_webhook_fits_now_checks", "Fits-now checks of pods at CREATE, by outcome "
                                 "(fits, no-fit: warned, unknown: budget exhausted, no-device).", ["outcome"],
                                 registry=registry)
@@ -146,6 +168,7 @@ class ClusterState:
         self._poll_interval = poll_interval
         self._clock = clock
         self.metrics = ClusterMetrics(registry or CollectorRegistry())
+        self._drop_log = _DroppedLog(clock)
         self.published: Published | None = None  # read by requests; replaced, never mutated
         self._reset()
 
@@ -191,8 +214,17 @@ class ClusterState:
 
     # ---- the watch's sink -------------------------------------------------------------------------
     def keep(self, kind: str, obj: dict[str, Any]) -> dict[str, Any] | None:
-        """A listed object slimmed to what the model reads; None for a pod Volcano does not count."""
-        return slim_node(obj) if kind == "nodes" else slim_pod(obj)
+        """A listed object slimmed to what the model reads (`core.slim`: bounded per pod); None for a pod
+        that cannot change any device's usage."""
+        return slim_node(obj) if kind == "nodes" else self._slim_pod(obj)
+
+    def _slim_pod(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        dropped: list[str] = []
+        slim = slim_pod(obj, dropped)
+        if dropped:
+            self.metrics.dropped_values.inc(len(dropped))
+            self._drop_log.record(pod_key(obj), ", ".join(dropped))
+        return slim
 
     def replace(self, kind: str, items: list[dict[str, Any]]) -> None:
         """A fresh list, each item from `keep`."""
@@ -239,7 +271,7 @@ class ClusterState:
                 self._dirty.add(name)
         else:
             key = pod_key(obj)
-            new = None if event == "DELETED" else slim_pod(obj)
+            new = None if event == "DELETED" else self._slim_pod(obj)
             with self._lock:
                 old = self._pods.pop(key, None)
                 if old is not None:

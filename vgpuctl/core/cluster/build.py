@@ -398,7 +398,7 @@ def vgpu_allocations(value: Any, skips_bad_entries: bool = True) -> list[tuple[s
 def well_formed_vgpu_allocations(value: Any) -> list[tuple[str, MigSlot | None, int, int]] | None:
     """`vgpu_allocations` of a value as Volcano writes it, on which `decode_vgpu_ids` reports no problem under
     either reading; None for anything else (use the codec)."""
-    if isinstance(value, str):
+    if isinstance(value, str) and len(value) <= spec.MAX_ALLOCATION_VALUE:
         one = _VGPU_IDS_ONE.fullmatch(value)
         if one is not None:
             return [(one[1], None, int(one[2]), int(one[3]))]

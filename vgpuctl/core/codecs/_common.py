@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Final
 
+from vgpuctl.core.spec import MAX_ALLOCATION_VALUE
+
 
 @dataclass(frozen=True, slots=True)
 class CodecProblem:
@@ -79,6 +81,14 @@ def type_name(value: object) -> str:
 
 def not_a_string(code: str, what: str, value: object) -> CodecProblem:
     return CodecProblem(code, f"{what} is a {type_name(value)}, not a string; Volcano cannot read it")
+
+
+def too_long(code: str, what: str, value: str) -> CodecProblem | None:
+    """An allocation value longer than Volcano ever writes (`spec.MAX_ALLOCATION_VALUE`): not read."""
+    if len(value) <= MAX_ALLOCATION_VALUE:
+        return None
+    return CodecProblem(code, f"{what} is {len(value)} characters long, more than any allocation Volcano writes "
+                              f"({MAX_ALLOCATION_VALUE}); not read, so nothing is booked from it")
 
 
 # ---- JSON as Go's encoding/json reads it -------------------------------------------------------------

@@ -37,6 +37,7 @@ from vgpuctl.core.codecs._common import (
     json_field,
     not_a_string,
     quote,
+    too_long,
 )
 
 VGX002 = "VGX002"
@@ -84,6 +85,8 @@ def decode_ascend_allocations(value: object) -> AscendPodAllocation:
         return AscendPodAllocation((), (), True)
     if not isinstance(value, str):
         return AscendPodAllocation((), (not_a_string(VGX002, "the devices-allocated annotation", value),), False)
+    if (long := too_long(VGX002, "the devices-allocated annotation", value)) is not None:
+        return AscendPodAllocation((), (long,), False)
     blocks = value.split(";")
     if blocks[-1] == "":
         blocks.pop()
@@ -209,6 +212,8 @@ def decode_npu_core(value: object) -> NpuCoreAllocation:
         return NpuCoreAllocation((), None, ())
     if not isinstance(value, str):
         return NpuCoreAllocation((), None, (not_a_string(VGX002, "huawei.com/npu-core", value),))
+    if (long := too_long(VGX002, "huawei.com/npu-core", value)) is not None:
+        return NpuCoreAllocation((), None, (long,))
     parts = value.split("-")
     problems: list[CodecProblem] = []
     if len(parts) == 2:

@@ -33,6 +33,7 @@ from vgpuctl.core.codecs._common import (
     int32_field,
     not_a_string,
     quote,
+    too_long,
 )
 
 VGX002 = "VGX002"  # an existing pod's allocation annotation Volcano misreads
@@ -141,6 +142,8 @@ def decode_vgpu_ids(value: object, *, skips_bad_entries: bool = False) -> VgpuPo
         return VgpuPodAllocation((), (not_a_string(VGX002, "vgpu-ids-new", value),))
     if not value:
         return VgpuPodAllocation((), ())
+    if (long := too_long(VGX002, "vgpu-ids-new", value)) is not None:
+        return VgpuPodAllocation((), (long,))
     containers: list[tuple[DeviceAllocation, ...]] = []
     problems: list[CodecProblem] = []
     for c_no, block in enumerate(value.split(";"), start=1):
@@ -212,6 +215,8 @@ def decode_gpu_index(value: object) -> GpuIndex:
         return GpuIndex((), ())
     if not isinstance(value, str):
         return GpuIndex((), (not_a_string(VGS004, "gpu-index", value),))
+    if (long := too_long(VGS004, "gpu-index", value)) is not None:
+        return GpuIndex((), (long,))
     indexes: list[int] = []
     problems: list[CodecProblem] = []
     for token in value.split(","):

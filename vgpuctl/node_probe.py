@@ -17,6 +17,7 @@ import os
 import socket
 import subprocess
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from vgpuctl.core.host import nvidia_smi, runtime
@@ -84,7 +85,23 @@ class _Collector:
         return self.root / host_path.lstrip("/")
 
     def exists(self, host_path: str) -> bool:
-        return self.path(host_path).exists()
+        return self._stat(host_path, Path.exists)
+
+    def is_dir(self, host_path: str) -> bool:
+        return self._stat(host_path, Path.is_dir)
+
+    def _stat(self, host_path: str, test: Callable[[Path], bool]) -> bool:
+        """`test` of the path; a path that cannot even be looked at (a directory above it not searchable by
+        this user) is recorded as unreadable and counts as absent."""
+        try:
+            return test(self.path(host_path))
+        except OSError as exc:
+            self.unreadable(host_path, exc)
+            return False
+
+    def unreadable(self, host_path: str, exc: BaseException) -> None:
+        detail = "is a directory" if isinstance(exc, IsADirectoryError) else f"{type(exc).__name__}: {exc}"
+        self.problems.append(HostProblem(host_path, "unreadable", detail))
 
     def read(self, host_path: str) -> str | None:
         """The file's text, or None when absent; unreadable files are recorded as problems."""
@@ -93,11 +110,13 @@ class _Collector:
             return file.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
-        except IsADirectoryError:
-            self.problems.append(HostProblem(host_path, "unreadable", "is a directory"))
         except (OSError, UnicodeDecodeError) as exc:
-            self.problems.append(HostProblem(host_path, "unreadable", f"{type(exc).__name__}: {exc}"))
+            self.unreadable(host_path, exc)
         return None
+
+    def unreadable_since(self, mark: int) -> tuple[str, ...]:
+        """The files recorded unreadable after `len(self.problems)` was `mark`, as `path (why)`."""
+        return tuple(f"{p.source} ({p.detail})" for p in self.problems[mark:] if p.kind == "unreadable")
 
     def document(self, host_path: str) -> ConfigDocument | None:
         text = self.read(host_path)
@@ -132,9 +151,11 @@ def _containerd(c: _Collector, evidence: str) -> RuntimeConfig | None:
     rancher = "/k3s/" in evidence or "/rke2/" in evidence
     candidates = RANCHER_CONTAINERD_CONFIGS + CONTAINERD_CONFIGS if rancher else \
         CONTAINERD_CONFIGS + RANCHER_CONTAINERD_CONFIGS
+    mark = len(c.problems)
     main = next((p for p in candidates if c.exists(p)), None)
     if main is None:
-        return None
+        unreadable = c.unreadable_since(mark)
+        return replace(runtime.containerd_runtime([]), unreadable=unreadable) if unreadable else None
     documents: list[ConfigDocument] = []
     pending, seen = [main], set()
     while pending:  # containerd loads the main file, then its imports (recursively), later ones overriding
@@ -150,17 +171,32 @@ def _containerd(c: _Collector, evidence: str) -> RuntimeConfig | None:
         for pattern in runtime.containerd_imports(doc.text):
             pattern = pattern if pattern.startswith("/") else os.path.join(base, pattern)
             pending.extend(c.glob(pattern) if any(ch in pattern for ch in "*?[") else [pattern])
-    return runtime.containerd_runtime(documents)
+    return replace(runtime.containerd_runtime(documents), unreadable=c.unreadable_since(mark))
+
+
+def _docker(c: _Collector, engine: str | None) -> RuntimeConfig | None:
+    mark = len(c.problems)
+    document = c.document(DOCKER_CONFIG)
+    unreadable = c.unreadable_since(mark)
+    if document is None and not unreadable and engine != runtime.DOCKER:
+        return None
+    return replace(runtime.docker_runtime(document), unreadable=unreadable)
 
 
 def _crio(c: _Collector) -> RuntimeConfig | None:
+    mark = len(c.problems)
     paths = [CRIO_CONFIG] if c.exists(CRIO_CONFIG) else []
-    dropins = c.path(CRIO_DROPINS)
-    if dropins.is_dir():
-        paths += [f"{CRIO_DROPINS}/{f.name}" for f in sorted(dropins.iterdir(), key=lambda f: f.name) if f.is_file()]
-    if not paths:
+    if c.is_dir(CRIO_DROPINS):
+        try:
+            dropins = sorted(c.path(CRIO_DROPINS).iterdir(), key=lambda f: f.name)
+            paths += [f"{CRIO_DROPINS}/{f.name}" for f in dropins if f.is_file()]
+        except OSError as exc:
+            c.unreadable(CRIO_DROPINS, exc)
+    documents = [d for d in (c.document(p) for p in paths) if d is not None]
+    unreadable = c.unreadable_since(mark)
+    if not paths and not unreadable:
         return None
-    return runtime.crio_runtime([d for d in (c.document(p) for p in paths) if d is not None])
+    return replace(runtime.crio_runtime(documents), unreadable=unreadable)
 
 
 def _runtimes(c: _Collector) -> tuple[str | None, str, tuple[RuntimeConfig, ...]]:
@@ -171,8 +207,7 @@ def _runtimes(c: _Collector) -> tuple[str | None, str, tuple[RuntimeConfig, ...]
     containerd = _containerd(c, evidence)
     if containerd is None and engine == runtime.CONTAINERD:
         containerd = runtime.containerd_runtime([])
-    docker_doc = c.document(DOCKER_CONFIG)
-    docker = runtime.docker_runtime(docker_doc) if docker_doc is not None or engine == runtime.DOCKER else None
+    docker = _docker(c, engine)
     crio = _crio(c)
     if crio is None and engine == runtime.CRIO:
         crio = runtime.crio_runtime([])

@@ -16,6 +16,7 @@ from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.cluster.model import DeviceState, NodeState
 from vgpuctl.core.spec import Family
 from vgpuctl.render import nodes as render
+from vgpuctl.render.terminal import safe
 
 
 def _console(color: bool) -> Console:
@@ -59,11 +60,17 @@ def test_the_aligned_layout_draws_what_the_rich_table_draws(color: bool, bars: b
 
 
 def test_a_cell_with_a_line_break_is_left_to_the_rich_table() -> None:
-    node = NodeState("n", {}, [Family.VGPU], "hami-core",
-                     [DeviceState("GPU-a\nb", 0, Family.VGPU, "T4", "hami-core", True, 100, 100, 10)])
-    assert render._aligned([render._cells(d, bars=True) for d in node.devices]) is None
-    assert isinstance(render._device_table(node.devices, 200), render.Table)
+    device = DeviceState("GPU-a", 0, Family.VGPU, "T4", "hami-core", True, 100, 100, 10, pods=["ns/a", "ns/b"])
+    assert render._aligned([render._cells(device, bars=False, pods_per_line=True)]) is None  # a pod per line
+    assert isinstance(render._device_table([device], 50), render.Table)
     assert isinstance(render._device_table([d for d in _device_sets()[0]], 200), render.Text)
+
+
+def test_a_line_break_in_a_value_is_shown_not_laid_out() -> None:
+    device = DeviceState("GPU-a\nb", 0, Family.VGPU, "T4", "hami-core", True, 100, 100, 10, pods=["ns/a\n√ ok"])
+    cells = render._cells(device, bars=True)
+    assert (cells["DEVICE"].plain, cells["PODS"].plain) == ("GPU-a\\nb", "ns/a\\n√ ok")
+    assert isinstance(render._device_table([device], 200), render.Text)
 
 
 @pytest.mark.parametrize("text", [
@@ -89,11 +96,11 @@ def test_the_unstyled_layout_has_the_same_characters() -> None:
 
 
 def _as_rich_builds_it(d: DeviceState, bars: bool) -> dict[str, Text]:
-    """The cells as rich Text built from the raw strings, the way the renderer built them before it had
-    `_Cell`s (rich strips control codes as the text goes in): an independent reference."""
-    pods = Text(", ".join(d.pods) if d.pods else "–")
+    """The cells as rich Text built from the strings made `safe` (their control characters escaped), the way
+    the renderer built them before it had `_Cell`s: an independent reference."""
+    pods = Text(safe(", ".join(d.pods)) if d.pods else "–")
     if d.slices:
-        pods.append(f"  [{', '.join(d.slices)}]", "magenta")
+        pods.append(safe(f"  [{', '.join(d.slices)}]"), "magenta")
 
     def shown(used: int, total: int) -> Text:
         if total <= 0:
@@ -107,9 +114,10 @@ def _as_rich_builds_it(d: DeviceState, bars: bool) -> dict[str, Text]:
         text.append(f" {used}/{total}")
         return text
 
-    device_id = d.id if len(d.id) <= 16 else f"{d.id[:8]}…{d.id[-4:]}"
+    shown_id = safe(d.id)
+    device_id = shown_id if len(shown_id) <= 16 else f"{shown_id[:8]}…{shown_id[-4:]}"
     return {"#": Text(str(d.index)), "DEVICE": Text(device_id),
-            "TYPE": Text(d.type.removeprefix("NVIDIA-").removeprefix("NVIDIA ")), "MODE": Text(d.mode),
+            "TYPE": Text(safe(d.type.removeprefix("NVIDIA-").removeprefix("NVIDIA "))), "MODE": Text(safe(d.mode)),
             "HEALTH": Text("ok", "green") if d.health else Text("unhealthy", "bold red"),
             "MEMORY (MiB)": shown(d.memory_used, d.memory_total), "CORES": shown(d.cores_used, d.cores_total),
             "SLOTS": shown(d.slots_used, d.slots_total), "PODS": pods}
@@ -123,7 +131,7 @@ _CONTROLS = [
 
 
 @pytest.mark.parametrize("color", [False, True])
-def test_cells_with_control_codes_draw_as_rich_draws_the_raw_strings(color: bool) -> None:
+def test_cells_with_control_codes_draw_as_rich_draws_the_escaped_strings(color: bool) -> None:
     for bars in (True, False):
         for d in [*_CONTROLS, *_device_sets()[0]]:
             ours, reference = render._cells(d, bars=bars), _as_rich_builds_it(d, bars)

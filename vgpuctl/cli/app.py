@@ -13,8 +13,11 @@ from typer.core import TyperGroup
 from vgpuctl import __version__
 from vgpuctl.cli.env import (
     StdoutClosed,
+    StdoutUnwritable,
     exit_for_closed_stdout,
+    exit_for_unwritable_stdout,
     exit_if_stdout_closed,
+    prepare_environment,
     set_debug,
     stdout_closed_escapes,
     stdout_file,
@@ -56,6 +59,8 @@ class _LazyCommands(TyperGroup):
         return self.commands.get(cmd_name)
 
     def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        # The root context is made once per run, before anything is printed; resilient: shell completion.
+        prepare_environment(quiet=bool(kwargs.get("resilient_parsing")))
         with stdout_closed_escapes():  # --help and --version write stdout while parsing
             return super().make_context(*args, **kwargs)
 
@@ -131,6 +136,8 @@ def main() -> None:
         app(prog_name=program_name(sys.argv[0]))
     except StdoutClosed:  # `vgpuctl … | head -1`: the reader has gone
         exit_for_closed_stdout()
+    except StdoutUnwritable as exc:  # `vgpuctl … >&-`, `> /dev/full`
+        exit_for_unwritable_stdout(exc.failure)
     except SystemExit as done:
         exit_if_stdout_closed(started_with)
         _exit_fast_after_a_big_load(done)

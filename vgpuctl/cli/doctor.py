@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 from typing import NoReturn
 
 import typer
 
 from vgpuctl.cli.clustersource import load_cluster
-from vgpuctl.cli.env import guarded, make_console, stdout
+from vgpuctl.cli.env import guarded, make_console, note, stdout
 from vgpuctl.cli.kubeopts import context_option, kubeconfig_option
 from vgpuctl.cli.options import (
     FailOn,
@@ -24,6 +25,7 @@ from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.doctor import DoctorReport, diagnose
 from vgpuctl.core.findings import ExitStatus, Severity
 from vgpuctl.core.versions import Version
+from vgpuctl.errors import UsageError
 from vgpuctl.render import OutputFormat, dump
 from vgpuctl.snapshotfile import gc_paused
 from vgpuctl.sources import load_device_config
@@ -73,8 +75,7 @@ def doctor_command(
         loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version, index_pods=True)
         unreadable = loaded.unreadable
         if {"nodes", "pods"} <= unreadable and "configmaps" in unreadable:
-            typer.echo("vgpuctl: could not read the cluster: " + "; ".join(p.message for p in loaded.problems[:3]),
-                       err=True)
+            note("could not read the cluster: " + "; ".join(p.message for p in loaded.problems[:3]))
             raise typer.Exit(int(ExitStatus.INCOMPLETE))
         report = diagnose(
             loaded.snapshot,
@@ -94,6 +95,8 @@ def _node_report(snapshot: str | None, device_config: str | None, root: str, ver
     from vgpuctl.node_probe import collect
     from vgpuctl.snapshotfile import load_snapshot
 
+    if not os.path.isdir(root):  # nothing under it would be found, and every check would say so as a finding
+        raise UsageError(f"--root {root}: {'not a directory' if os.path.exists(root) else 'no such directory'}")
     cluster = build_snapshot([])
     if snapshot:
         data = load_snapshot(snapshot)
@@ -103,8 +106,8 @@ def _node_report(snapshot: str | None, device_config: str | None, root: str, ver
 
 
 def _emit(report: DoctorReport, output: OutputFormat, expand: bool, fail_on: FailOn) -> NoReturn:
-    for note in report.notes:
-        typer.echo(f"vgpuctl: {note}", err=True)
+    for line in report.notes:
+        note(line)
     out = stdout()
     if output is OutputFormat.TABLE:
         from vgpuctl.render.doctor import render_doctor  # rich: not for -o json (benchmarks/doctor_scale.py)

@@ -4,13 +4,19 @@
 No traceback reaches the user unless `--debug` (or VGPUCTL_DEBUG=1) asks for it.
 
 A closed stdout (`vgpuctl nodes | head -1`) is neither: the reader has gone, so the process ends the way
-git, kubectl and the coreutils do, killed by SIGPIPE (the shell reports 141), silently.
+git, kubectl and the coreutils do, killed by SIGPIPE (the shell reports 141), silently. A stdout that cannot
+be written at all (started closed, `>&-`; a full disk) ends the command with one line and exit 3.
+
+The environment is read once, before anything is printed (`prepare_environment`): a COLUMNS that is not a
+width is ignored (one line says so), and a stream whose encoding lacks a character writes a stand-in for it
+instead of failing (`vgpuctl/render/terminal.py`).
 """
 
 from __future__ import annotations
 
 import errno
 import functools
+import io
 import os
 import signal
 import sys
@@ -22,11 +28,18 @@ import typer
 
 from vgpuctl.core.findings import ExitStatus
 from vgpuctl.errors import MissingExtra, UsageError
+from vgpuctl.render.terminal import STANDIN_ERRORS, safe
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: The widest COLUMNS honoured: rich lays a rule or a padded line out in full, so an absurd width would be
+#: an absurd allocation (COLUMNS=99999999999 was a MemoryError).
+MAX_COLUMNS = 10_000
+#: The error handlers Python gives its standard streams by itself (the last two: C locale, and stderr).
+PYTHON_DEFAULT_ERRORS = ("strict", "surrogateescape", "backslashreplace")
 
 
 def stdout() -> IO[str]:
@@ -35,6 +48,53 @@ def stdout() -> IO[str]:
 
 def stderr() -> IO[str]:
     return sys.stderr
+
+
+class _ClosedStdout(io.TextIOBase):
+    """sys.stdout of a process started with fd 1 closed (`vgpuctl doctor >&-`), where Python leaves None: a
+    write fails as writing a closed descriptor does (EBADF), so the command stops at its first output and says
+    so, and a command that prints nothing (`webhook serve`) runs as usual."""
+
+    encoding = "utf-8"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failure: OSError | None = None
+
+    def write(self, s: str) -> int:
+        self.failure = OSError(errno.EBADF, os.strerror(errno.EBADF))
+        raise self.failure
+
+    def flush(self) -> None:
+        if self.failure is not None:
+            raise self.failure
+
+
+def prepare_environment(*, quiet: bool = False) -> None:
+    """Once per run, before anything is printed (`cli/app.py`): the streams, then the COLUMNS check (said on
+    stderr unless `quiet`: shell completion, whose stderr lands on the command line being typed)."""
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()
+    if sys.stderr is None:  # started with fd 2 closed: messages have nowhere to go
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - it lives as long as the process
+    for stream in (sys.stdout, sys.stderr):
+        # A character the encoding lacks (√ on `PYTHONIOENCODING=ascii` or in the C locale, the surrogate of an
+        # undecodable file name anywhere) becomes a stand-in or an escape, never a UnicodeEncodeError nor a raw
+        # byte; an error handler the user chose (`PYTHONIOENCODING=ascii:replace`) is kept.
+        if isinstance(stream, io.TextIOWrapper) and stream.errors in PYTHON_DEFAULT_ERRORS:
+            stream.reconfigure(errors=STANDIN_ERRORS)
+    raw = os.environ.get("COLUMNS")
+    if raw and columns() is None:  # set but empty is unset
+        del os.environ["COLUMNS"]  # typer's help pages read it too
+        if not quiet:
+            note(f"ignoring COLUMNS={raw!r}: not a whole number from 1 to {MAX_COLUMNS}")
+
+
+def columns() -> int | None:
+    """COLUMNS when it is a whole number from 1 to MAX_COLUMNS, else None."""
+    raw = os.environ.get("COLUMNS", "")
+    width = int(raw) if raw.isascii() and raw.isdigit() else 0
+    return width if 1 <= width <= MAX_COLUMNS else None
 
 
 @functools.cache
@@ -52,23 +112,37 @@ def _console_class() -> type[Console]:
 
 
 def make_console(stream: IO[str]) -> Console:
-    """Colour only on a terminal, and never when NO_COLOR is set."""
+    """Colour only on a terminal, and never when NO_COLOR is set. Nothing printed is read as rich markup
+    (`[bold]` in a pod name prints as it is), and no control character reaches the terminal raw
+    (`render.style.ControlsEscaped`; the renderers make values `safe` before laying them out)."""
+    from vgpuctl.render.style import ControlsEscaped
+
     is_tty = bool(getattr(stream, "isatty", lambda: False)())
     # Piped output is read by people too (less, CI logs): give tables room instead of 80 columns.
-    width = None if is_tty else int(os.environ.get("COLUMNS", "0") or 0) or 200
-    return _console_class()(
+    width = None if is_tty else columns() or 200
+    console = _console_class()(
         file=stream,
         width=width,
         force_terminal=is_tty,
         no_color=not is_tty or "NO_COLOR" in os.environ,
+        markup=False,
         highlight=False,
         soft_wrap=not is_tty,
         emoji=False,
     )
+    console.push_render_hook(ControlsEscaped())
+    return console
+
+
+def note(message: str) -> None:
+    """A line for the reader on stderr (`vgpuctl: …`), its values `safe`."""
+    typer.echo(f"vgpuctl: {safe(message)}", err=True)
 
 
 def fail(message: str, status: ExitStatus = ExitStatus.USAGE) -> typer.Exit:
-    typer.echo(f"vgpuctl: {message}", err=True)
+    """One line on stderr, `safe` (a file name or cluster value in it can neither control the terminal nor
+    start a second line), and the exit to raise."""
+    note(message)
     return typer.Exit(int(status))
 
 
@@ -103,6 +177,8 @@ def guarded(func: F) -> F:
         except KeyboardInterrupt:
             raise fail("interrupted", ExitStatus.INCOMPLETE) from None
         except Exception as exc:
+            if isinstance(exc, OSError) and stdout_failure() is not None:
+                raise  # stdout cannot be written: `stdout_closed_escapes` says so, not "internal error"
             # A module of an optional extra that does not import (not installed, or installed broken).
             missing = MissingExtra.from_import_error(exc) if isinstance(exc, ImportError) else None
             if missing is not None:
@@ -120,14 +196,47 @@ class StdoutClosed(Exception):  # noqa: N818 - the name says what happened
     click's own EPIPE handler (which would exit 1, like a finding) and reaches `main`."""
 
 
+class StdoutUnwritable(Exception):  # noqa: N818 - the name says what happened
+    """Writing stdout failed otherwise (EBADF: started closed; ENOSPC: `> /dev/full`). Not an `OSError`,
+    for the same reason as `StdoutClosed`; `main` ends the process with one line and exit 3."""
+
+    def __init__(self, failure: OSError) -> None:
+        super().__init__(failure)
+        self.failure = failure
+
+
+def stdout_failure() -> OSError | None:
+    """Why stdout cannot be written, or None when it can: what is pending does not flush, or writing nothing to
+    its descriptor fails (EBADF: not open for writing; ENOSPC: /dev/full), as the write that failed did — an
+    error elsewhere stays an internal error. EPIPE is not asked here: it has its own ending
+    (`exit_for_closed_stdout`)."""
+    try:
+        sys.stdout.flush()
+        os.write(sys.stdout.fileno(), b"")
+    except BrokenPipeError:
+        return None
+    except io.UnsupportedOperation:  # no descriptor (a test's buffer): nothing more to ask
+        return None
+    except OSError as exc:
+        return exc
+    except (ValueError, AttributeError):  # closed by the program itself, or no stream at all: nothing to write
+        return None
+    return None
+
+
 @contextmanager
 def stdout_closed_escapes() -> Iterator[None]:
     """Around everything click runs (parsing, --help and --version included): a broken pipe becomes
-    `StdoutClosed`."""
+    `StdoutClosed`, any other failure to write stdout `StdoutUnwritable`."""
     try:
         yield
     except BrokenPipeError as exc:
         raise StdoutClosed() from exc
+    except OSError as exc:
+        failure = stdout_failure()
+        if failure is None:
+            raise
+        raise StdoutUnwritable(failure) from exc
 
 
 def stdout_file() -> tuple[int, int] | None:
@@ -156,8 +265,19 @@ def exit_if_stdout_closed(started_with: tuple[int, int] | None) -> None:
         sys.stdout.flush()
     except BrokenPipeError:
         exit_for_closed_stdout()
-    except (OSError, ValueError):  # closed by the program itself, or no stream at all: nothing to write
+    except OSError as exc:  # what is buffered cannot be written (a full disk)
+        exit_for_unwritable_stdout(exc)
+    except (ValueError, AttributeError):  # closed by the program itself, or no stream at all: nothing to write
         pass
+
+
+def exit_for_unwritable_stdout(failure: OSError) -> NoReturn:
+    """One line and exit 3 (could not complete: the output reached no one), as git says "write failure on
+    standard output". `os._exit`: the interpreter's own last flush of stdout would fail again, noisily."""
+    with suppress(OSError, ValueError, AttributeError):
+        sys.stderr.write(f"vgpuctl: cannot write to standard output: {failure.strerror or failure}\n")
+        sys.stderr.flush()
+    os._exit(int(ExitStatus.INCOMPLETE))
 
 
 def exit_for_closed_stdout() -> NoReturn:

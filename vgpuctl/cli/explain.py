@@ -56,18 +56,20 @@ def explain_command(
         return
     from rich.markdown import Markdown  # markdown-it and its plugins: only this page needs them
 
+    from vgpuctl.render.style import text
+
     console = make_console(out)
-    console.print(f"[bold]{info.code}[/bold] ({info.severity.value}) — {info.title}")
+    console.print(text((info.code, "bold"), f" ({info.severity.value}) — {info.title}"))
     console.print()
     console.print(Markdown(info.doc))
     console.print()
-    console.print(f"[bold]Fix:[/bold] {info.hint}")
+    console.print(text(("Fix:", "bold"), f" {info.hint}"))
     refs = evidence(info.doc)
     if refs:
         console.print()
-        console.print("[bold]Evidence you can open:[/bold]")
+        console.print(text(("Evidence you can open:", "bold")))
         for ref in refs:
-            console.print(f"  {_openable(ref)}", soft_wrap=True, highlight=False)
+            console.print(text(f"  {_openable(ref)}"), soft_wrap=True)
 
 
 def _openable(ref: Evidence) -> str:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import typer
 
 from vgpuctl.cli.clustersource import load_cluster
-from vgpuctl.cli.env import guarded, make_console, stdout
+from vgpuctl.cli.env import guarded, make_console, note, stdout
 from vgpuctl.cli.kubeopts import context_option, kubeconfig_option
 from vgpuctl.cli.options import (
     FailOn,
@@ -72,10 +72,10 @@ def nodes_command(
                                        selector=requirements, flagged=verdicts.findings.keys())
         if missing:
             raise UsageError(f"no such node: {', '.join(missing)}")
-        for note in verdicts.notes:  # what the verdicts assume, said as `doctor` says it
-            typer.echo(f"vgpuctl: {note}", err=True)
+        for line in verdicts.notes:  # what the verdicts assume, said as `doctor` says it
+            note(line)
         for broken in verdicts.broken_checks:
-            typer.echo(f"vgpuctl: doctor check {broken.check.id} ({broken.check.code}): {broken.reason}", err=True)
+            note(f"doctor check {broken.check.id} ({broken.check.code}): {broken.reason}")
         report = NodeReport(chosen, loaded.source, [*loaded.problems, *loaded.snapshot.findings], verdicts.findings)
         out = stdout()
         if output is OutputFormat.TABLE:

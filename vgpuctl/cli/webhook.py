@@ -187,11 +187,17 @@ def certs_command(
         generate_ca,
         issue_serving_cert,
         load_ca,
+        max_days,
         pair_problem,
         service_dns_names,
         write_pem_files,
     )
 
+    largest = max_days()
+    for flag, value in (("--days", days), ("--ca-days", ca_days)):
+        if value > largest:
+            raise UsageError(f"{flag} {value} is too large: a certificate cannot be valid past 9999-12-31, so the "
+                             f"largest allowed today is {largest}")
     for flag, name in (("--service", service), ("--namespace", namespace)):
         problem = dns_label_problem(name)
         if problem:

@@ -1,13 +1,22 @@
-"""Presentation: rich tables for people, JSON/YAML for programs. No rule logic lives here."""
+"""Presentation: rich tables for people, JSON/YAML for programs. No rule logic lives here.
+
+orjson and PyYAML are imported when a document is written: `cli/env.py` imports `render.terminal` on every
+run, `--version` and shell completion included.
+"""
 
 from __future__ import annotations
 
 import enum
+import functools
 import json
-from typing import Any
+import re
+import sys
+from typing import TYPE_CHECKING, Any
 
-import orjson
-import yaml
+from vgpuctl.render.terminal import speaks_unicode
+
+if TYPE_CHECKING:
+    import yaml
 
 
 class OutputFormat(str, enum.Enum):
@@ -16,22 +25,60 @@ class OutputFormat(str, enum.Enum):
     YAML = "yaml"
 
 
-def to_json(data: Any) -> str:
-    """Two-space indented JSON, non-ASCII kept, one newline at the end.
+def _ascii_only(ascii_only: bool | None) -> bool:
+    """None: whether stdout, where the documents are written, lacks characters (`PYTHONIOENCODING=ascii`,
+    a Latin-1 locale). Then they are written in ASCII with escapes, which read back to the same values; the
+    stand-ins a table gets there (`render.terminal.STANDINS`) would change them."""
+    return not speaks_unicode(sys.stdout) if ascii_only is None else ascii_only
+
+
+def to_json(data: Any, *, ascii_only: bool | None = None) -> str:
+    """Two-space indented JSON, non-ASCII kept (or `\\u`-escaped, see `_ascii_only`), one newline at the end.
 
     orjson writes the same text as `json.dumps(indent=2, ensure_ascii=False)` for what reports hold (floats
     aside, which it spells shortest-first: `1e-5`, same value) several times faster: the standard encoder was
     a third of `nodes -o json` on 5,000 nodes (benchmarks/nodes_scale.py). What orjson refuses (integers
-    beyond 64 bits, non-string keys, lone surrogates) goes the standard way.
+    beyond 64 bits, non-string keys, lone surrogates) goes the standard way. JSON escapes control characters
+    itself: nothing in a document can reach a terminal raw.
     """
+    import orjson
+
+    if _ascii_only(ascii_only):
+        return json.dumps(data, indent=2, ensure_ascii=True) + "\n"
     try:
         return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
     except orjson.JSONEncodeError:
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def to_yaml(data: Any) -> str:
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120)
+_YAML_LINE_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+@functools.cache
+def _dumper() -> type[yaml.SafeDumper]:
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        """PyYAML's safe dumper, but a string holding NEL (U+0085, a C1 control) or a Unicode line or paragraph
+        separator is double-quoted with escapes: PyYAML would write it raw in single quotes, where NEL reads
+        back as a space."""
+
+        def analyze_scalar(self, scalar: str) -> yaml.emitter.ScalarAnalysis:
+            analysis = super().analyze_scalar(scalar)
+            if not scalar.isascii() and _YAML_LINE_BREAKS.search(scalar):
+                analysis.allow_flow_plain = analysis.allow_block_plain = False
+                analysis.allow_single_quoted = analysis.allow_block = False
+            return analysis
+
+    return Dumper
+
+
+def to_yaml(data: Any, *, ascii_only: bool | None = None) -> str:
+    """Block YAML. A string holding a control character (or, `ascii_only`, any non-ASCII one) is written
+    double-quoted with escapes (`"MIG\\e]0;…"`), so the document reads back exact and prints nothing raw."""
+    import yaml
+
+    return yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=not _ascii_only(ascii_only), width=120)
 
 
 def dump(data: Any, fmt: OutputFormat) -> str:

@@ -4,13 +4,12 @@ skipped checks with their reason, and a summary line (linkerd check / istioctl a
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
 from rich.text import Text
 
 from vgpuctl.core.doctor.framework import Status
 from vgpuctl.core.doctor.report import DoctorReport, group_findings
 from vgpuctl.core.findings import Severity
-from vgpuctl.render.style import PASS_MARK, SEVERITY_MARK, SEVERITY_STYLE, plural
+from vgpuctl.render.style import PASS_MARK, SEVERITY_MARK, SEVERITY_STYLE, plural, text
 
 _MARK = {Status.PASS: (PASS_MARK, "green"), Status.WARN: ("‼", "yellow"), Status.FAIL: ("×", "bold red"),
          Status.SKIP: ("–", "dim")}
@@ -25,19 +24,18 @@ def render_doctor(report: DoctorReport, console: Console, *, expand: bool = Fals
             category = result.check.category.value
             console.print(Text(category, style="bold underline"))
         mark, style = _MARK[result.status]
-        line = Text.assemble((f"{mark} ", style), result.check.description)
         if result.status is Status.SKIP:
-            line.append(f"  (skipped: {result.reason})", "dim")
-        elif result.reason:
-            line.append(f"  ({result.reason})", style)
-        console.print(line)
+            reason = (f"  (skipped: {result.reason})", "dim")
+        else:
+            reason = (f"  ({result.reason})" if result.reason else "", style)
+        console.print(text((f"{mark} ", style), result.check.description, reason))
         grouped = group_findings(((category, f) for f in result.findings), group=not expand)
         for item in grouped:
             f = item.finding
-            console.print(Text.assemble(("    "), (f"{SEVERITY_MARK[f.severity]} {f.code}", SEVERITY_STYLE[f.severity]),
-                                        (f"  {item.subject}", "bold"), (": "), (f.message)))
+            console.print(text("    ", (f"{SEVERITY_MARK[f.severity]} {f.code}", SEVERITY_STYLE[f.severity]),
+                               (f"  {item.subject}", "bold"), ": ", f.message))
             if hints and f.severity is not Severity.INFO and f.hint:
-                console.print(f"        [dim]hint: {escape(f.hint)} (vgpuctl explain {f.code})[/dim]", highlight=False)
+                console.print(text((f"        hint: {f.hint} (vgpuctl explain {f.code})", "dim")))
     summary = report.summary()
     console.print()
     verdict = "×" if summary["errors"] else ("‼" if summary["warnings"] else PASS_MARK)

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from vgpuctl.core.doctor.report import API_VERSION, DoctorReport
 from vgpuctl.core.install.plan import Action, Plan, Step
-from vgpuctl.render.style import plural
+from vgpuctl.render.style import plural, text
 
 MARKS = {Action.CREATE: ("+", "green"), Action.UPDATE: ("~", "yellow"), Action.DELETE: ("-", "red"),
          Action.RESTART: ("↻", "cyan"), Action.UNCHANGED: ("=", "dim"), Action.KEEP: ("!", "yellow"),
@@ -26,10 +26,8 @@ CONFIG_KINDS = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"
 
 def step_line(step: Step) -> Text:
     mark, style = MARKS[step.action]
-    line = Text.assemble((f"  {mark} {step.action.value:<9} ", style), str(step.ref))
-    if step.note and step.action is not Action.UNCHANGED:
-        line.append(f"  ({step.note})", "dim")
-    return line
+    note = f"  ({step.note})" if step.note and step.action is not Action.UNCHANGED else ""
+    return text((f"  {mark} {step.action.value:<9} ", style), str(step.ref), (note, "dim"))
 
 
 def summary(plan: Plan) -> str:
@@ -45,7 +43,7 @@ def summary(plan: Plan) -> str:
 
 
 def render_plan(plan: Plan, console: Console, *, verb: str, diffs: bool) -> None:
-    console.print(Text(f"{verb} plan for Volcano {plan.volcano_version}: {summary(plan)}", style="bold"))
+    console.print(text(f"{verb} plan for Volcano {plan.volcano_version}: {summary(plan)}", style="bold"))
     for step in plan.steps:
         console.print(step_line(step))
     if diffs:
@@ -56,12 +54,12 @@ def render_plan(plan: Plan, console: Console, *, verb: str, diffs: bool) -> None
             for raw in step.diff.splitlines():
                 style = "green" if raw.startswith("+") else "red" if raw.startswith("-") else (
                     "cyan" if raw.startswith("@@") else "")
-                console.print(Text(raw, style=style))
+                console.print(text(raw, style=style))
     if plan.notes:
         console.print()
         console.print(Text("Notes:", style="bold"))
         for note in plan.notes:
-            console.print(Text(f"  - {note}"))
+            console.print(text(f"  - {note}"))
 
 
 def render_outcome(plan: Plan, applied: list[Step], failed: Step | None, error: str, not_applied: list[Step],
@@ -73,21 +71,21 @@ def render_outcome(plan: Plan, applied: list[Step], failed: Step | None, error: 
         else:
             console.print(Text(f"Applied {plural(sum(1 for s in applied if s.writes), 'change')}.", style="green"))
         return
-    console.print(Text(f"× stopped at {failed.action.value} {failed.ref}: {error}", style="bold red"))
+    console.print(text(f"× stopped at {failed.action.value} {failed.ref}: {error}", style="bold red"))
     console.print(Text(f"  applied ({len(applied)}):", style="bold"))
     for step in applied:
-        console.print(Text(f"    √ {step.action.value} {step.ref}"))
+        console.print(text(f"    √ {step.action.value} {step.ref}"))
     console.print(Text(f"  not applied ({len(not_applied) + 1}):", style="bold"))
     for step in [failed, *not_applied]:
-        console.print(Text(f"    × {step.action.value} {step.ref}"))
+        console.print(text(f"    × {step.action.value} {step.ref}"))
     configs = [s for s in [failed, *not_applied] if s.ref.kind in CONFIG_KINDS and s.writes]
     if failed.action is Action.WAIT and configs:
-        console.print(Text(f"  The webhook configurations were not applied ({', '.join(str(s.ref) for s in configs)}):"
+        console.print(text(f"  The webhook configurations were not applied ({', '.join(str(s.ref) for s in configs)}):"
                            " the API server does not call the webhook yet, so nothing is blocked. Find out why its "
                            f"pods are not ready (kubectl -n {failed.ref.namespace} get pods), then rerun `{rerun}` "
                            "(--webhook-timeout SECONDS waits longer); the certificates are kept.", style="bold"))
         return
-    console.print(Text(f"  Fix the cause and rerun `{rerun}`: what is already applied is left as it is.", style="bold"))
+    console.print(text(f"  Fix the cause and rerun `{rerun}`: what is already applied is left as it is.", style="bold"))
 
 
 # --- -o json / yaml -------------------------------------------------------------------------------

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
 from rich.text import Text
 
 from vgpuctl.core.findings import Severity
 from vgpuctl.core.lintreport import LintItem, LintReport
-from vgpuctl.render.style import PASS_MARK, SEVERITY_MARK, SEVERITY_STYLE, plural
+from vgpuctl.render.style import PASS_MARK, SEVERITY_MARK, SEVERITY_STYLE, plural, text
 
 _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
@@ -27,23 +26,15 @@ def render_lint(report: LintReport, console: Console, *, show_hints: bool = True
         mark, style = (PASS_MARK, "green") if item.allowed else (SEVERITY_MARK[Severity.ERROR], "bold red")
         verdict = "allowed" if item.allowed else "denied"
         title = _title(item)
-        header = Text.assemble((f"{mark} ", style), (title, "bold"),
-                               (f"  {item.source}" if title != item.source else "", "dim"), (f"  {verdict}", style))
-        if item.patch:
-            header.append(f"  (+{plural(len(item.patch), 'default')})", "dim")
-        console.print(header)
+        console.print(text((f"{mark} ", style), (title, "bold"),
+                           (f"  {item.source}" if title != item.source else "", "dim"), (f"  {verdict}", style),
+                           (f"  (+{plural(len(item.patch), 'default')})" if item.patch else "", "dim")))
         for finding in sorted(item.findings, key=lambda f: _ORDER[f.severity]):
             sev_style = SEVERITY_STYLE[finding.severity]
-            line = Text.assemble(
-                ("    "),
-                (f"{SEVERITY_MARK[finding.severity]} {finding.code}", sev_style),
-                ("  "),
-                (finding.message),
-            )
-            console.print(line)
+            console.print(text("    ", (f"{SEVERITY_MARK[finding.severity]} {finding.code}", sev_style), "  ",
+                               finding.message))
             if show_hints and finding.severity is not Severity.INFO and finding.hint:
-                console.print(f"        [dim]hint: {escape(finding.hint)} "
-                              f"(vgpuctl explain {finding.code})[/dim]", highlight=False)
+                console.print(text((f"        hint: {finding.hint} (vgpuctl explain {finding.code})", "dim")))
     summary = report.summary()
     infos = report.report.infos
     parts = [

@@ -8,14 +8,15 @@ from typing import NamedTuple
 
 from rich.cells import cell_len
 from rich.console import Console
-from rich.control import STRIP_CONTROL_CODES, strip_control_codes
+from rich.control import STRIP_CONTROL_CODES
 from rich.table import Table
 from rich.text import Span, Text
 
 from vgpuctl.core.cluster.model import DeviceState
 from vgpuctl.core.cluster.report import NodeReport
 from vgpuctl.core.findings import Finding, Severity
-from vgpuctl.render.style import SEVERITY_MARK, SEVERITY_STYLE, plural
+from vgpuctl.render.style import SEVERITY_MARK, SEVERITY_STYLE, plural, text
+from vgpuctl.render.terminal import safe
 
 BAR = 10
 #: Columns that may wrap (folding a long name over lines) when the table is too wide, like `kubectl get`, in
@@ -78,18 +79,18 @@ _OK, _UNHEALTHY = _Cell("ok", "green"), _Cell("unhealthy", "bold red")
 
 
 def _cells(d: DeviceState, bars: bool, pods_per_line: bool = False) -> dict[str, _Cell]:
-    """The row of one device. Names come from annotations: the control codes rich strips from any text it is
-    given are stripped here first (`strip_control_codes`), so the cell's text and styled stretches are what rich
-    draws."""
-    pods = strip_control_codes((",\n" if pods_per_line else ", ").join(d.pods)) if d.pods else "–"
+    """The row of one device. Names come from annotations: each is made `safe` first (its control characters
+    escaped, as rich would otherwise strip some and pass ESC), so the cell's text and styled stretches are what
+    rich draws, and the only line breaks in a cell are the layout's (a pod per line)."""
+    pods = (",\n" if pods_per_line else ", ").join(map(safe, d.pods)) if d.pods else "–"
     if d.slices:
-        shown = pods + strip_control_codes(f"{chr(10) if pods_per_line else '  '}[{', '.join(d.slices)}]")
+        shown = f"{pods}{chr(10) if pods_per_line else '  '}[{', '.join(map(safe, d.slices))}]"
         pods_cell = _Cell(shown, "", (Span(len(pods), len(shown), "magenta"),))
     else:
         pods_cell = _Cell(pods)
     show = bar if bars else figure
-    return {"#": _Cell(str(d.index)), "DEVICE": _Cell(strip_control_codes(_short(d.id))),
-            "TYPE": _Cell(strip_control_codes(_type(d))), "MODE": _Cell(strip_control_codes(d.mode)),
+    return {"#": _Cell(str(d.index)), "DEVICE": _Cell(_short(safe(d.id))),
+            "TYPE": _Cell(safe(_type(d))), "MODE": _Cell(safe(d.mode)),
             "HEALTH": _OK if d.health else _UNHEALTHY, "MEMORY (MiB)": show(d.memory_used, d.memory_total),
             "CORES": show(d.cores_used, d.cores_total), "SLOTS": show(d.slots_used, d.slots_total), "PODS": pods_cell}
 
@@ -187,20 +188,16 @@ def render_nodes(report: NodeReport, console: Console) -> None:
         findings = report.findings_of(node)
         worst = report.worst(node)
         families = ", ".join(f.value for f in node.families) or "no device family"
-        head = Text()
-        if worst is not None:  # a flagged node is marked where the eye lands first
-            head.append(f"{SEVERITY_MARK[worst]} ", SEVERITY_STYLE[worst])
-        head.append_text(Text.assemble((node.name, "bold"), (f"  {families}", "cyan")))
-        if node.mode:
-            head.append(f" · mode {node.mode}")
-        head.append(f" · {plural(len(node.devices), 'device')}", "dim")
-        if worst is not None:
-            head.append(f" · {_counts(findings)}", SEVERITY_STYLE[worst])
+        # a flagged node is marked where the eye lands first
+        mark = (f"{SEVERITY_MARK[worst]} ", SEVERITY_STYLE[worst]) if worst is not None else ""
+        counts = (f" · {_counts(findings)}", SEVERITY_STYLE[worst]) if worst is not None else ""
+        head = text(mark, (node.name, "bold"), (f"  {families}", "cyan"), f" · mode {node.mode}" if node.mode else "",
+                    (f" · {plural(len(node.devices), 'device')}", "dim"), counts)
         block: list[Text | Table] = [head]
         if node.devices:
             block.append(_device_table(node.devices, console.width, styled))
-        block.extend(Text.assemble(("  "), (f"{SEVERITY_MARK[finding.severity]} {finding.code}",
-                                            SEVERITY_STYLE[finding.severity]), ("  "), (finding.message))
+        block.extend(text("  ", (f"{SEVERITY_MARK[finding.severity]} {finding.code}", SEVERITY_STYLE[finding.severity]),
+                          "  ", finding.message)
                      for finding in findings)
         block.append(Text())
         texts = [part for part in block if isinstance(part, Text)]
@@ -212,9 +209,8 @@ def render_nodes(report: NodeReport, console: Console) -> None:
         else:
             _print_plain(console, "\n".join(part.plain for part in texts))
     for finding in report.problems:
-        console.print(Text.assemble((f"{SEVERITY_MARK[finding.severity]} {finding.code}",
-                                     SEVERITY_STYLE[finding.severity]), (f"  {finding.subject}: "),
-                                    (finding.message)))
+        console.print(text((f"{SEVERITY_MARK[finding.severity]} {finding.code}", SEVERITY_STYLE[finding.severity]),
+                           f"  {finding.subject}: ", finding.message))
     devices = sum(len(n.devices) for n in report.nodes)
     summary = report.report
     console.print(Text(f"{plural(len(report.nodes), 'node')} · {plural(devices, 'device')} · "

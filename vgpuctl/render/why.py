@@ -9,7 +9,7 @@ from rich.text import Text
 from vgpuctl.core.findings import Finding
 from vgpuctl.core.why.gang import GangReport
 from vgpuctl.core.why.model import DeviceChoice, WhyReport
-from vgpuctl.render.style import PASS_MARK, SEVERITY_MARK, SEVERITY_STYLE, plural
+from vgpuctl.render.style import PASS_MARK, SEVERITY_MARK, SEVERITY_STYLE, plural, text
 
 MAX_FITS = 10
 
@@ -29,9 +29,9 @@ def _device(d: DeviceChoice) -> str:
 
 def render_why(report: WhyReport, console: Console) -> None:
     families = ", ".join(f.value for f in report.families) or "no device family"
-    console.print(Text.assemble((report.pod, "bold"), f"  {report.phase}", (f" · {families}", "cyan")))
+    console.print(text((report.pod, "bold"), f"  {report.phase}", (f" · {families}", "cyan")))
     if report.bound_node is not None:
-        console.print(Text(f"{PASS_MARK} bound to {report.bound_node}", style="green"))
+        console.print(text(f"{PASS_MARK} bound to {report.bound_node}", style="green"))
     elif report.rejected:
         console.print(Text("× rejected by the pod rules: Volcano never places this request as written",
                            style="bold red"))
@@ -52,7 +52,7 @@ def render_why(report: WhyReport, console: Console) -> None:
         table.add_column("NODE", no_wrap=True)
         table.add_column("DEVICES")
         for placement in report.fits[:MAX_FITS]:
-            table.add_row(placement.node, "; ".join(_device(d) for d in placement.devices) or "–")
+            table.add_row(text(placement.node), text("; ".join(_device(d) for d in placement.devices) or "–"))
         console.print(table)
         if len(report.fits) > MAX_FITS:
             console.print(Text(f"… and {len(report.fits) - MAX_FITS} more (-o json lists all)", style="dim"))
@@ -62,27 +62,27 @@ def render_why(report: WhyReport, console: Console) -> None:
         for column in ("NODES", "REASON", "EXAMPLE"):
             table.add_column(column, no_wrap=column != "EXAMPLE")
         for group in report.unfit:
-            table.add_row(str(group.count), Text(group.reason.value, style="yellow"), group.message)
+            table.add_row(str(group.count), Text(group.reason.value, style="yellow"), text(group.message))
         console.print(table)
     if report.closest and not report.fits:
         console.print(Text("Closest nodes", style="bold underline"))
         for verdict in report.closest:
             reason = verdict.reason.value if verdict.reason else ""
-            console.print(Text.assemble(f"  {verdict.node}  ", (reason, "yellow"), f"  {verdict.message}"))
+            console.print(text(f"  {verdict.node}  ", (reason, "yellow"), f"  {verdict.message}"))
     if report.hints:
         console.print(Text("What would make it fit" if not report.fits and report.unfit else "Notes",
                            style="bold underline"))
         for hint in report.hints:
-            console.print(Text(f"  • {hint}"))
+            console.print(text(f"  • {hint}"))
 
 
 def _findings(findings: list[Finding], console: Console) -> None:
     console.print(Text("Pod rules (as lint and the webhook judge it)", style="bold underline"))
     for f in findings:
-        console.print(Text.assemble("  ", (f"{SEVERITY_MARK[f.severity]} {f.code}", SEVERITY_STYLE[f.severity]),
-                                    f"  {f.message}"))
+        console.print(text("  ", (f"{SEVERITY_MARK[f.severity]} {f.code}", SEVERITY_STYLE[f.severity]),
+                           f"  {f.message}"))
         if f.hint:
-            console.print(Text(f"      hint: {f.hint} (vgpuctl explain {f.code})", style="dim"))
+            console.print(text(f"      hint: {f.hint} (vgpuctl explain {f.code})", style="dim"))
 
 
 def _gang(gang: GangReport, console: Console) -> None:
@@ -91,26 +91,27 @@ def _gang(gang: GangReport, console: Console) -> None:
     need = f"minAvailable {gang.min_available}: {gang.min_source}"
     line = f"{gang.fit} of {plural(gang.replicas, 'replica')} fit at once; {need}"
     if gang.starts:
-        console.print(Text(f"{PASS_MARK} {what}: {line}", style="green"))
+        console.print(text(f"{PASS_MARK} {what}: {line}", style="green"))
     else:
-        console.print(Text(f"× {what}: {line} — the gang never starts", style="bold red"))
+        console.print(text(f"× {what}: {line} — the gang never starts", style="bold red"))
     if gang.placed:
         table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1))
         for column in ("REPLICA", "NODE", "DEVICES"):
             table.add_column(column, no_wrap=column != "DEVICES")
         for replica, placement in gang.placed:
-            table.add_row(replica.name, placement.node, "; ".join(_device(d) for d in placement.devices) or "–")
+            table.add_row(text(replica.name), text(placement.node),
+                          text("; ".join(_device(d) for d in placement.devices) or "–"))
         console.print(table)
     if gang.first_failure is None:
         return
     rest = len(gang.failed) - 1
     more = f" ({rest} more replica{'s' if rest != 1 else ''} did not fit either)" if rest > 0 else ""
-    console.print(Text(f"First replica that does not fit: {gang.first_failure.name}{more}", style="bold underline"))
+    console.print(text(f"First replica that does not fit: {gang.first_failure.name}{more}", style="bold underline"))
     table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1))
     for column in ("NODES", "REASON", "EXAMPLE"):
         table.add_column(column, no_wrap=column != "EXAMPLE")
     for group in gang.first_failure_unfit:
-        table.add_row(str(group.count), Text(group.reason.value, style="yellow"), group.message)
+        table.add_row(str(group.count), Text(group.reason.value, style="yellow"), text(group.message))
     console.print(table)
     for hint in gang.first_failure_hints:
-        console.print(Text(f"  • {hint}"))
+        console.print(text(f"  • {hint}"))

@@ -85,6 +85,17 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+#: The last instant a certificate can name (RFC 5280 §4.1.2.5: 99991231235959Z, also "no well-defined
+#: expiration"); Python's datetime ends there too.
+LATEST_NOT_AFTER = dt.datetime(9999, 12, 31, 23, 59, 59, tzinfo=dt.UTC)
+
+
+def max_days(now: dt.datetime | None = None) -> int:
+    """The most days of validity a certificate made now may be given (`generate_ca`, `issue_serving_cert`),
+    a day short of `LATEST_NOT_AFTER` so that the clock moving on while it is made cannot pass it."""
+    return (LATEST_NOT_AFTER - (now or _now())).days - 1
+
+
 def generate_ca(common_name: str = "vgpuctl-webhook-ca", *, days: int = 3650) -> CertKey:
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])

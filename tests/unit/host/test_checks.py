@@ -88,11 +88,12 @@ def test_a_healthy_mig_node_passes(tmp_path: Path) -> None:
     results = diagnose(host, device_config=upstream_config())
     assert {r.check.id: r.status for r in results} == {
         "host.tools": Status.PASS, "host.driver": Status.PASS, "host.runtime": Status.PASS,
-        "host.mig": Status.PASS, "host.npu": Status.PASS}
+        "host.mig": Status.PASS, "host.npu": Status.SKIP}
+    assert result(results, "host.npu").reason == "no Ascend NPU seen (npu-smi: not found; no /dev/davinci_manager)"
     assert findings(results, "host.tools") == [(INFO, "npu-smi not found: not an Ascend node, so those checks do not "
                                                       "apply")]
     assert all(not r.findings for r in results if r.check.id != "host.tools")
-    assert only(results, "host.tools").subject == "node/gpu-1"
+    assert only(results, "host.tools").subject == "node/gpu-1:npu-smi"
 
 
 def test_missing_host_facts_is_an_error() -> None:
@@ -148,10 +149,11 @@ def test_driver_440_is_an_error(tmp_path: Path) -> None:
     assert finding.code == "VGN017" and finding.severity is ERROR and "440.33.01" in finding.message
 
 
-def test_driver_unknown_is_info(tmp_path: Path) -> None:
+def test_driver_unknown_is_skipped_not_passed(tmp_path: Path) -> None:
     text = fixture("nvidia-smi/driver-not-loaded.txt")
-    finding = only(diagnose(observe(tmp_path, {QUERY: failed(text.splitlines()[0], 9, text)})), "host.driver")
-    assert finding.severity is INFO and "unknown" in finding.message and "couldn't communicate" in finding.message
+    checked = result(diagnose(observe(tmp_path, {QUERY: failed(text.splitlines()[0], 9, text)})), "host.driver")
+    assert checked.status is Status.SKIP and not checked.findings
+    assert "version is unknown" in checked.reason and "couldn't communicate" in checked.reason
 
 
 def test_driver_check_does_not_apply_to_an_ascend_only_node(tmp_path: Path) -> None:
@@ -200,10 +202,11 @@ def test_engine_unknown_but_a_config_without_nvidia_default(tmp_path: Path) -> N
     assert "not valid TOML" in finding.message
 
 
-def test_engine_unknown_and_no_config(tmp_path: Path) -> None:
+def test_engine_unknown_and_no_config_is_skipped(tmp_path: Path) -> None:
     host = observe(tmp_path, {QUERY: ok(fixture("nvidia-smi/query-tesla-t4.csv"))}, files={})
-    finding = only(diagnose(host), "host.runtime")
-    assert finding.severity is INFO and "was not checked" in finding.message
+    checked = result(diagnose(host), "host.runtime")
+    assert checked.status is Status.SKIP and not checked.findings
+    assert checked.reason.startswith("could not tell which container engine the kubelet uses")
 
 
 # ---- VGN019: MIG ---------------------------------------------------------------------------------

@@ -433,6 +433,12 @@ ENTRIES: tuple[CodeInfo, ...] = (
             plugin start (fatal otherwise) and MIG enabled on the GPUs. The Ascend plugin needs
             `npu-smi` (e.g. `/usr/local/sbin/npu-smi`).
 
+            The subject names the part of the node a finding is about: `node/<name>:nvidia-smi` or
+            `:npu-smi` (the tool is missing, fails or prints what is not understood), `:driver` (no GPU or
+            NPU driver at all; VGN017 there too), `:runtime` (the default runtime), `:mig` (MIG mode and
+            profiles against `knownMigGeometries`), `:npu` (Ascend chip health). A check whose facts could
+            not be observed (no GPU listed, no engine config found or readable) is skipped with the reason.
+
             Evidence: docs/device-plugins.md#vgpu-plugin-objects, docs/device-plugins.md#mig-geometry,
             docs/device-plugins.md#vgpu-plugin-prerequisites, docs/device-plugins.md#ascend-plugin-annotations,
             docs/device-plugins.md#known-problems #8, docs/checks.md#check-index-device-plugins rule 22; {_VGPU_DP}

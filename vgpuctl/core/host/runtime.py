@@ -53,6 +53,7 @@ class RuntimeConfig:
     binaries: Mapping[str, str]  # runtime name -> its binary (BinaryName / path / runtime_path), when set
     files: tuple[str, ...] = ()  # every file read, in order
     problems: tuple[str, ...] = ()  # files that could not be parsed (they were skipped, as the engine would fail)
+    unreadable: tuple[str, ...] = ()  # files that exist but could not be read, `path (why)`: the default is unknown
 
     @property
     def effective(self) -> str:

@@ -8,6 +8,10 @@ docs/device-plugins.md#vgpu-plugin-prerequisites), and do MIG mode and the GPU's
 geometry comes from the device config the doctor was given (`--device-config`, or a snapshot/live cluster);
 without one, geometry comparisons are skipped with an info finding, never guessed. The node's registered
 mode is known only when a snapshot or live cluster holding this node is also given.
+
+A check whose facts could not be observed (no GPU listed, the driver version unknown, no engine config found
+or readable) is skipped with the reason, never passed: a √ means it looked. Each finding's subject names the
+part of the node it is about, `node/<name>:<part>` (`ASPECTS`), so a script tells the four VGN019 checks apart.
 """
 
 from __future__ import annotations
@@ -17,10 +21,11 @@ from collections.abc import Iterator
 from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.deviceconfig import NvidiaConfig
-from vgpuctl.core.doctor.framework import Category, DoctorContext, check
+from vgpuctl.core.doctor.framework import Category, DoctorContext, SkipCheck, check
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.host.nvidia_smi import GpuInfo, MigMode, driver_major
 from vgpuctl.core.host.observed import CommandResult, HostFacts, Outcome
+from vgpuctl.core.host.runtime import RuntimeConfig
 
 CAT = Category.HOST
 NODE = ("node",)
@@ -35,12 +40,24 @@ def _host(ctx: DoctorContext) -> HostFacts:
     return host if isinstance(host, HostFacts) else HostFacts()
 
 
-def _subject(host: HostFacts) -> str:
-    return f"node/{host.hostname}" if host.hostname else "node/(this node)"
+#: The part of the node a finding is about, after the node in its subject: `node/gpu-1:runtime`.
+ASPECTS = ("driver", "nvidia-smi", "npu-smi", "runtime", "mig", "npu")
 
 
-def _f(host: HostFacts, code: str, severity: Severity, message: str, hint: str = "") -> Finding:
-    return Finding(code, severity, _subject(host), message, hint or hint_for(code))
+def _subject(host: HostFacts, aspect: str) -> str:
+    return f"node/{host.hostname or '(this node)'}:{aspect}"
+
+
+def _f(host: HostFacts, aspect: str, code: str, severity: Severity, message: str, hint: str = "") -> Finding:
+    return Finding(code, severity, _subject(host, aspect), message, hint or hint_for(code))
+
+
+def _ran(result: CommandResult | None, tool: str) -> str:
+    return result.describe() if result is not None else f"{tool} was not run"
+
+
+def _not_nvidia(host: HostFacts) -> SkipCheck:
+    return SkipCheck(f"no NVIDIA GPU seen ({_ran(host.nvidia_smi, 'nvidia-smi')}; no /dev/nvidiactl)")
 
 
 def _gpu(gpu: GpuInfo) -> str:
@@ -74,16 +91,16 @@ def _tool_findings(host: HostFacts, result: CommandResult | None, vendor: str,
     if result is None:
         return
     if result.outcome in (Outcome.FAILED, Outcome.TIMEOUT):
-        yield _f(host, "VGN019", ERROR, f"{result.describe()}: the driver or its management library does not "
-                                        f"answer, so the {plugin} cannot enumerate devices on this node either")
+        yield _f(host, tool, "VGN019", ERROR, f"{result.describe()}: the driver or its management library does not "
+                                              f"answer, so the {plugin} cannot enumerate devices on this node either")
     elif result.outcome is Outcome.MISSING:
         if vendor in host.device_nodes:
             nodes = "/dev/nvidiactl" if vendor == "nvidia" else "/dev/davinci_manager"
-            yield _f(host, "VGN019", ERROR, f"{tool} not found although {nodes} exists: the driver is loaded but its "
-                                            "tools are not installed or not on PATH")
+            yield _f(host, tool, "VGN019", ERROR, f"{tool} not found although {nodes} exists: the driver is loaded "
+                                                  "but its tools are not installed or not on PATH")
         elif other_vendor:
-            yield _f(host, "VGN019", INFO, f"{tool} not found: not an {'NVIDIA' if vendor == 'nvidia' else 'Ascend'} "
-                                           "node, so those checks do not apply")
+            kind = "NVIDIA" if vendor == "nvidia" else "Ascend"
+            yield _f(host, tool, "VGN019", INFO, f"{tool} not found: not an {kind} node, so those checks do not apply")
 
 
 @check("host.tools", CAT, "VGN019", "nvidia-smi / npu-smi work on this node", sources=NODE)
@@ -98,55 +115,65 @@ def tools(ctx: DoctorContext) -> Iterator[Finding]:
     missing = (Outcome.MISSING, None)
     if (nvidia.outcome if nvidia else None) in missing and (npu.outcome if npu else None) in missing \
             and not host.device_nodes:
-        yield _f(host, "VGN019", ERROR, "neither nvidia-smi nor npu-smi was found and no /dev/nvidia* or "
-                                        "/dev/davinci* device exists: no GPU/NPU driver on this node")
+        yield _f(host, "driver", "VGN019", ERROR, "neither nvidia-smi nor npu-smi was found and no /dev/nvidia* or "
+                                                  "/dev/davinci* device exists: no GPU/NPU driver on this node")
         return
     yield from _tool_findings(host, nvidia, "nvidia", host.is_ascend_node)
     yield from _tool_findings(host, npu, "ascend", host.is_nvidia_node)
     if nvidia_ok and not host.gpus:
-        yield _f(host, "VGN019", WARNING, "nvidia-smi ran but listed no GPU")
+        yield _f(host, "nvidia-smi", "VGN019", WARNING, "nvidia-smi ran but listed no GPU")
     if npu_ok and not host.npus:
-        yield _f(host, "VGN019", WARNING, "npu-smi info ran but listed no NPU chip")
+        yield _f(host, "npu-smi", "VGN019", WARNING, "npu-smi info ran but listed no NPU chip")
     for problem in host.problems:
-        if problem.kind == "unparsable" and problem.source.split()[0].endswith(("nvidia-smi", "npu-smi")):
-            yield _f(host, "VGN019", WARNING, f"{problem.source}: output not understood ({problem.detail}); "
-                                              "devices on that line were not checked")
+        tool = problem.source.split()[0].rsplit("/", 1)[-1] if problem.kind == "unparsable" else ""
+        if tool in ("nvidia-smi", "npu-smi"):
+            yield _f(host, tool, "VGN019", WARNING, f"{problem.source}: output not understood ({problem.detail}); "
+                                                    "devices on that line were not checked")
 
 
 @check("host.driver", CAT, "VGN017", "The NVIDIA driver is newer than 440", sources=NODE)
 def driver(ctx: DoctorContext) -> Iterator[Finding]:
     host = _host(ctx)
-    if not host.is_nvidia_node and host.is_ascend_node:
-        return
+    if not host.is_nvidia_node:
+        raise _not_nvidia(host)
     version = host.driver_version
     major = driver_major(version)
     if major is None:
         why = host.nvidia_smi.describe() if host.nvidia_smi and not host.nvidia_smi.ok else \
             f"nvidia-smi reported {version or 'no driver version'}"
-        yield _f(host, "VGN017", INFO, f"NVIDIA driver version unknown ({why}); the vGPU device plugin needs a "
-                                       f"driver newer than {MAX_UNSUPPORTED_DRIVER}. Check with "
-                                       "`nvidia-smi --query-gpu=driver_version --format=csv`")
-    elif major <= MAX_UNSUPPORTED_DRIVER:
-        yield _f(host, "VGN017", ERROR, f"NVIDIA driver {version} is {MAX_UNSUPPORTED_DRIVER} or older: the vGPU "
-                                        "device plugin and HAMi-core do not support it")
+        raise SkipCheck(f"the NVIDIA driver version is unknown ({why}); check it with "
+                        "`nvidia-smi --query-gpu=driver_version --format=csv`")
+    if major <= MAX_UNSUPPORTED_DRIVER:
+        yield _f(host, "driver", "VGN017", ERROR, f"NVIDIA driver {version} is {MAX_UNSUPPORTED_DRIVER} or older: "
+                                                  "the vGPU device plugin and HAMi-core do not support it")
+
+
+def _not_read(configs: list[RuntimeConfig]) -> str:
+    return "; ".join(f"could not read {file}" for config in configs for file in config.unreadable)
 
 
 @check("host.runtime", CAT, "VGN019", "nvidia is the default runtime of the container engine in use", sources=NODE)
 def default_runtime(ctx: DoctorContext) -> Iterator[Finding]:
     host = _host(ctx)
     if not host.is_nvidia_node:
-        return
+        raise _not_nvidia(host)
     why = ("the vGPU device plugin pod sets no runtimeClassName, so it cannot load NVML and restarts in a loop "
            "(`did you set the docker default runtime to nvidia?`)")
     in_use = host.runtime(host.engine_in_use) if host.engine_in_use else None
     candidates = [in_use] if in_use is not None else list(host.runtimes)
     if not candidates:
-        yield _f(host, "VGN019", INFO, f"could not tell which container engine the kubelet uses "
-                                       f"({host.engine_evidence or 'nothing found'}) and found no containerd, Docker "
-                                       "or CRI-O config: the default runtime was not checked")
-        return
+        not_read = "".join(f"; could not read {p.source} ({p.detail})" for p in host.problems if p.kind == "unreadable")
+        raise SkipCheck(f"could not tell which container engine the kubelet uses "
+                        f"({host.engine_evidence or 'nothing found'}) and found no containerd, Docker or CRI-O "
+                        f"config{not_read}")
+    unknown = [config for config in candidates if config.unreadable]
+    if len(unknown) == len(candidates):  # a config that exists but cannot be read says nothing of the default
+        raise SkipCheck(f"{_not_read(unknown)}: the default runtime was not checked")
+    if unknown:
+        yield _f(host, "runtime", "VGN019", INFO, f"{_not_read(unknown)}: the default runtime of "
+                                                  f"{', '.join(c.engine for c in unknown)} was not checked")
     for config in candidates:
-        if config.is_nvidia:
+        if config.is_nvidia or config.unreadable:
             continue
         declared = config.nvidia_runtimes
         fix = f"nvidia-ctk runtime configure --runtime={config.engine} --set-as-default"
@@ -158,11 +185,11 @@ def default_runtime(ctx: DoctorContext) -> Iterator[Finding]:
         declared_note = f" (runtime {', '.join(map(repr, declared))} is declared but not the default)" if declared \
             else " (no NVIDIA runtime is declared)"
         if in_use is not None:
-            yield _f(host, "VGN019", ERROR,
+            yield _f(host, "runtime", "VGN019", ERROR,
                      f"{config.describe()}{declared_note}, and the kubelet uses {config.engine} "
                      f"({host.engine_evidence}): {why}{broken}", hint)
         else:
-            yield _f(host, "VGN019", WARNING,
+            yield _f(host, "runtime", "VGN019", WARNING,
                      f"{config.describe()}{declared_note}; could not tell whether the kubelet uses "
                      f"{config.engine} ({host.engine_evidence}), but if it does, {why}{broken}", hint)
 
@@ -171,7 +198,10 @@ def default_runtime(ctx: DoctorContext) -> Iterator[Finding]:
 def mig(ctx: DoctorContext) -> Iterator[Finding]:
     host = _host(ctx)
     if not host.gpus:
-        return
+        if not host.is_nvidia_node:
+            raise _not_nvidia(host)
+        raise SkipCheck("nvidia-smi listed no GPU" if host.nvidia_smi is not None and host.nvidia_smi.ok
+                        else f"no GPU could be listed ({_ran(host.nvidia_smi, 'nvidia-smi')})")
     config = _nvidia_config(ctx)
     registered = _registered_modes(ctx, host)
     enable = "Enable MIG (`sudo nvidia-smi -i <gpu> -mig 1`, then reset the GPU) or register the node as hami-core."
@@ -182,11 +212,11 @@ def mig(ctx: DoctorContext) -> Iterator[Finding]:
         if gpu.mig_mode is not MigMode.ENABLED and mode == "mig":
             state = "has no MIG support" if gpu.mig_mode is MigMode.NOT_SUPPORTED else \
                 f"has MIG mode {gpu.mig_mode.value}"
-            yield _f(host, "VGN019", ERROR, f"{_gpu(gpu)} is registered as `mig` but {state}: the device plugin "
-                                            "cannot create MIG instances, so `vgpu-mode: mig` pods bound here fail",
-                     enable)
+            yield _f(host, "mig", "VGN019", ERROR, f"{_gpu(gpu)} is registered as `mig` but {state}: the device "
+                                                   "plugin cannot create MIG instances, so `vgpu-mode: mig` pods bound "
+                                                   "here fail", enable)
         elif gpu.mig_mode is MigMode.DISABLED and mode is None and geometry is not None:
-            yield _f(host, "VGN019", WARNING,
+            yield _f(host, "mig", "VGN019", WARNING,
                      f"{_gpu(gpu)} matches knownMigGeometries model(s) {', '.join(geometry.models)} but MIG mode "
                      "is Disabled: if this node is meant to run MIG (`operatingmode: mig` in "
                      "volcano-vgpu-node-config) the plugin cannot create instances; on a hami-core node ignore this",
@@ -197,7 +227,7 @@ def mig(ctx: DoctorContext) -> Iterator[Finding]:
             unchecked.append(gpu)
             continue
         if geometry is None:
-            yield _f(host, "VGN019", ERROR,
+            yield _f(host, "mig", "VGN019", ERROR,
                      f"{_gpu(gpu)} has MIG enabled but its type {gpu.registered_type!r} contains no "
                      "knownMigGeometries model: registered as `mig`, Volcano falls back to hami-core for it "
                      "(see VGN008)", hint_for("VGN008"))
@@ -205,7 +235,7 @@ def mig(ctx: DoctorContext) -> Iterator[Finding]:
         yield from _profiles(host, gpu, geometry.models, [(g.name, i.name) for g in geometry.groups
                                                           for i in g.instances])
     if unchecked:
-        yield _f(host, "VGN019", INFO,
+        yield _f(host, "mig", "VGN019", INFO,
                  f"MIG is enabled on {len(unchecked)} GPU(s) ({', '.join(str(g.index) for g in unchecked)}) but no "
                  "device config was given: GPU names and MIG profiles were not compared with knownMigGeometries",
                  "Pass the device config (`--device-config`) or a snapshot / live cluster to compare them.")
@@ -216,20 +246,20 @@ def _profiles(host: HostFacts, gpu: GpuInfo, models: tuple[str, ...],
     result = host.mig_profiles_result
     if result is None or not (result.ok or host.mig_profiles):
         what = result.describe() if result is not None else "nvidia-smi mig -lgip was not run"
-        yield _f(host, "VGN019", WARNING, f"{_gpu(gpu)}: could not list its MIG profiles ({what}); the geometry's "
-                                          "instance names were not checked")
+        yield _f(host, "mig", "VGN019", WARNING, f"{_gpu(gpu)}: could not list its MIG profiles ({what}); the "
+                                                 "geometry's instance names were not checked")
         return
     offered = {p.name for p in host.profiles_of(gpu.index)}
     if not offered:
-        yield _f(host, "VGN019", WARNING, f"{_gpu(gpu)}: nvidia-smi mig -lgip lists no profile for this GPU; the "
-                                          "geometry's instance names were not checked")
+        yield _f(host, "mig", "VGN019", WARNING, f"{_gpu(gpu)}: nvidia-smi mig -lgip lists no profile for this GPU; "
+                                                 "the geometry's instance names were not checked")
         return
     missing: dict[str, list[str]] = {}
     for group, name in instances:
         if name not in offered:
             missing.setdefault(name, []).append(group)
     for name, groups in missing.items():
-        yield _f(host, "VGN019", WARNING,
+        yield _f(host, "mig", "VGN019", WARNING,
                  f"{_gpu(gpu)}: knownMigGeometries entry for {', '.join(models)} uses instance {name!r} "
                  f"(group {', '.join(groups)}), which this GPU does not offer (it offers "
                  f"{', '.join(sorted(offered))}): the device plugin cannot create it",
@@ -240,9 +270,14 @@ def _profiles(host: HostFacts, gpu: GpuInfo, models: tuple[str, ...],
 @check("host.npu", CAT, "VGN019", "Ascend chips report healthy", sources=NODE)
 def npu_health(ctx: DoctorContext) -> Iterator[Finding]:
     host = _host(ctx)
+    if not host.npus:
+        if not host.is_ascend_node:
+            raise SkipCheck(f"no Ascend NPU seen ({_ran(host.npu_smi, 'npu-smi')}; no /dev/davinci_manager)")
+        raise SkipCheck("npu-smi info listed no NPU chip" if host.npu_smi is not None and host.npu_smi.ok
+                        else f"no NPU could be listed ({_ran(host.npu_smi, 'npu-smi')})")
     for chip in host.npus:
         if not chip.healthy:
-            yield _f(host, "VGN019", WARNING,
+            yield _f(host, "npu", "VGN019", WARNING,
                      f"NPU {chip.npu_id} chip {chip.chip_id} ({chip.name}) reports health {chip.health!r}: the Ascend "
                      "device plugin reports it unhealthy and vNPUs on it are not allocated",
                      "Inspect the chip with `npu-smi info -t health -i <npu>` and its alarms; reset or replace it.")

@@ -11,16 +11,23 @@ the API server version in the List annotation `vgpuctl.io/server-version` and th
 
 Secrets are dropped on load and never written: a snapshot is meant to be attached to support cases.
 Every other kind is kept; the cluster model picks the kinds it understands.
+
+A snapshot is read up to `sources.SNAPSHOT_LIMIT` (256 MiB, `VGPUCTL_MAX_SNAPSHOT_SIZE`; after gzip
+decompression too) and parsed by `vgpuctl.core.safeyaml` (aliases limited; nesting as deep as libyaml and
+orjson allow). A file that holds no Node is not a snapshot (a Pod manifest given by mistake would otherwise be
+"a cluster without Volcano"), unless `vgpuctl.io/kinds` says the Nodes were listed and there were none.
 """
 
 from __future__ import annotations
 
 import gc
 import gzip
+import io
 import os
 import sys
 import tempfile
 import zlib
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,7 +37,10 @@ from typing import IO, Any
 import orjson
 import yaml
 
+from vgpuctl.core.kubelist import is_list, item_defaults, with_defaults
+from vgpuctl.core.safeyaml import InputError, load_all
 from vgpuctl.errors import UsageError
+from vgpuctl.sources import SNAPSHOT_LIMIT, read_bytes, read_capped
 
 SERVER_VERSION_ANNOTATION = "vgpuctl.io/server-version"
 KINDS_ANNOTATION = "vgpuctl.io/kinds"
@@ -39,25 +49,11 @@ _DROPPED_KINDS = frozenset({"Secret"})
 # Objects a `gc_paused` block must have made before they are frozen (a parsed 5,000-node snapshot: ~3 million).
 FREEZE_THRESHOLD = 100_000
 
-try:  # libyaml parses a 40,000-pod snapshot ~10x faster than the pure-Python loader
-    _BaseLoader: Any = yaml.CSafeLoader
+try:  # libyaml writes a 40,000-pod snapshot ~10x faster than the pure-Python emitter
     _Dumper: Any = yaml.CSafeDumper
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _BaseLoader, _Dumper = yaml.SafeLoader, yaml.SafeDumper
-
-
-class _Loader(_BaseLoader):  # type: ignore[misc]
-    """Safe YAML without the timestamp type: Kubernetes times are strings, as they are in JSON.
-
-    kubectl quotes its timestamps, but hand-edited snapshots often do not, and a `datetime` in one
-    file and a `str` in another would make the model depend on how the file was written.
-    """
-
-
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
-}
+    _Dumper = yaml.SafeDumper
+_KUBECTL = "kubectl get nodes,pods,configmaps,daemonsets,deployments,runtimeclasses -A -o yaml"
 
 
 @dataclass(frozen=True)
@@ -69,51 +65,26 @@ class SnapshotData:
     kinds: frozenset[str] | None = None  # the kinds that were listed, when known (None: a plain kubectl file)
 
 
-def _read_bytes(path: str, stdin: IO[bytes] | None) -> bytes:
-    if path == "-":
-        return (stdin or sys.stdin.buffer).read()
-    try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path}: is a directory, expected a snapshot file") from None
-    except PermissionError:
-        raise UsageError(f"{path}: permission denied") from None
-    except OSError as exc:
-        raise UsageError(f"{path}: {exc.strerror or exc}") from None
-
-
 def _decompress(raw: bytes, name: str) -> bytes:
     if not raw.startswith(_GZIP_MAGIC):
         return raw  # a `.gz` name on a plain file is forgiven: the bytes decide
+    limit = SNAPSHOT_LIMIT.bytes()
     try:
-        return gzip.decompress(raw)
+        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as unzipped:
+            data = read_capped(unzipped, limit)
     except (OSError, EOFError, zlib.error) as exc:
         raise UsageError(f"{name}: not a valid gzip file: {exc}") from None
+    if data is None:  # a gzip bomb stops here too
+        raise SNAPSHOT_LIMIT.exceeded(name, limit, "decompresses to more than")
+    return data
 
 
 def _parse(raw: bytes, name: str) -> list[Any]:
     """The documents of a JSON or (multi-document) YAML text, empty documents dropped."""
-    if raw.lstrip()[:1] in (b"{", b"["):
-        try:
-            return [orjson.loads(raw)]
-        except orjson.JSONDecodeError as exc:
-            json_error = f"{name}: not valid JSON: {exc}"
-    else:
-        json_error = None
     try:
-        # YAML flow style is a superset of JSON, so a near-JSON file gets a second chance here
-        return [doc for doc in yaml.load_all(raw, Loader=_Loader) if doc is not None]
-    except yaml.YAMLError as exc:
-        if json_error:
-            raise UsageError(json_error) from None
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise UsageError(f"{name}: not valid YAML{where}: {problem}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{name}: not a UTF-8 text file") from None
+        return load_all(raw, timestamps=False, max_depth=None)
+    except InputError as exc:
+        raise UsageError(f"{name}: {exc}") from None
 
 
 def _describe(value: Any) -> str:
@@ -124,20 +95,6 @@ def _describe(value: Any) -> str:
     return names.get(type(value), f"a value of type {type(value).__name__}")
 
 
-def _is_list(doc: dict[str, Any]) -> bool:
-    kind = doc.get("kind")
-    return isinstance(kind, str) and kind.endswith("List") and isinstance(doc.get("items"), list)
-
-
-def _item_kind(doc: dict[str, Any]) -> tuple[str | None, str | None]:
-    """The kind and apiVersion a typed List (`NodeList`) gives its items; none for a plain `List`."""
-    kind = doc["kind"]
-    if kind == "List":
-        return None, None
-    api_version = doc.get("apiVersion")
-    return kind[: -len("List")], api_version if isinstance(api_version, str) else None
-
-
 def _objects(docs: list[Any], name: str) -> SnapshotData:
     objects: list[dict[str, Any]] = []
     server_version: str | None = None
@@ -146,8 +103,7 @@ def _objects(docs: list[Any], name: str) -> SnapshotData:
     def add(obj: Any, where: str, kind: str | None = None, api_version: str | None = None) -> None:
         if not isinstance(obj, dict):
             raise UsageError(f"{name}: {where} is {_describe(obj)}, expected a Kubernetes object")
-        if "kind" not in obj and kind:
-            obj = {"apiVersion": api_version, "kind": kind, **obj} if api_version else {"kind": kind, **obj}
+        obj = with_defaults(obj, kind, api_version)
         if not isinstance(obj.get("kind"), str):
             raise UsageError(f"{name}: {where} has no kind (found {_describe(obj)}), "
                                "expected Kubernetes objects with apiVersion and kind")
@@ -159,7 +115,7 @@ def _objects(docs: list[Any], name: str) -> SnapshotData:
         if isinstance(doc, list):  # a bare JSON array of objects
             for position, item in enumerate(doc):
                 add(item, f"item {position + 1} of {where}")
-        elif isinstance(doc, dict) and _is_list(doc):
+        elif isinstance(doc, dict) and is_list(doc) and isinstance(doc["items"], list):
             annotations = (doc.get("metadata") or {}).get("annotations") or {}
             version = annotations.get(SERVER_VERSION_ANNOTATION)
             if isinstance(version, str) and version and server_version is None:
@@ -167,7 +123,7 @@ def _objects(docs: list[Any], name: str) -> SnapshotData:
             listed = annotations.get(KINDS_ANNOTATION)
             if isinstance(listed, str):
                 kinds = (kinds or set()) | {k.strip() for k in listed.split(",") if k.strip()}
-            kind, api_version = _item_kind(doc)
+            kind, api_version = item_defaults(doc)
             items = doc["items"]
             if kind is None and all(type(item) is dict and type(item.get("kind")) is str for item in items):
                 # A plain `List` of well-formed objects (what kubectl and `snapshot save` write): keep them as
@@ -179,9 +135,34 @@ def _objects(docs: list[Any], name: str) -> SnapshotData:
         elif isinstance(doc, dict) and "kind" in doc:
             add(doc, where)
         else:
-            raise UsageError(f"{name}: {where} is {_describe(doc)}, expected a Kubernetes List "
-                               "(kubectl get nodes,pods,configmaps,daemonsets,deployments,runtimeclasses -A -o yaml)")
+            raise UsageError(f"{name}: {where} is {_describe(doc)}, expected a Kubernetes List ({_KUBECTL})")
     return SnapshotData(objects, server_version, frozenset(kinds) if kinds is not None else None)
+
+
+def _plural(count: int, kind: str) -> str:
+    if count == 1:
+        return f"1 {kind}"
+    if kind.endswith(("s", "x", "ch", "sh")):
+        return f"{count} {kind}es"
+    if kind.endswith("y") and kind[-2:-1] not in "aeiou":
+        return f"{count} {kind[:-1]}ies"
+    return f"{count} {kind}s"
+
+
+def _require_nodes(data: SnapshotData, name: str) -> None:
+    """A snapshot holds Nodes, or says it listed them (`vgpuctl.io/kinds`) and there were none: a Pod manifest
+    given by mistake is not "a cluster without Volcano". Nodes come first in kubectl's and vgpuctl's output."""
+    if (data.kinds is not None and "Node" in data.kinds) or any(obj["kind"] == "Node" for obj in data.objects):
+        return
+    counts = sorted(Counter(obj["kind"] for obj in data.objects).items(), key=lambda kc: (-kc[1], kc[0]))
+    if not counts:
+        raise UsageError(f"{name} holds no Kubernetes object: not a cluster snapshot ({_KUBECTL} > cluster.yaml)")
+    shown = [_plural(count, kind) for kind, count in counts[:3]]
+    rest = sum(count for _, count in counts[3:])
+    if rest:
+        shown.append(f"{rest} other object{'s' if rest > 1 else ''}")
+    raise UsageError(f"{name} holds {', '.join(shown)} and no Node: not a cluster snapshot "
+                     f"({_KUBECTL} > cluster.yaml)")
 
 
 @contextmanager
@@ -220,14 +201,15 @@ def froze_a_big_load() -> bool:
 def load_snapshot(path: str, *, stdin: IO[bytes] | None = None) -> SnapshotData:
     """Read a snapshot file (`-` for stdin). Raises `UsageError` with a one-line message on bad input."""
     name = "<stdin>" if path == "-" else path
-    raw = _decompress(_read_bytes(path, stdin), name)
+    raw = _decompress(read_bytes(path, SNAPSHOT_LIMIT, stdin=stdin), name)
     with gc_paused():
         docs = _parse(raw, name)
         del raw
         if not docs:
-            raise UsageError(f"{name}: empty file, expected a Kubernetes List "
-                               "(kubectl get nodes,pods,configmaps,daemonsets,deployments,runtimeclasses -A -o yaml)")
-        return _objects(docs, name)
+            raise UsageError(f"{name}: empty file, expected a Kubernetes List ({_KUBECTL})")
+        data = _objects(docs, name)
+        _require_nodes(data, name)
+        return data
 
 
 def snapshot_document(data: SnapshotData) -> dict[str, Any]:

@@ -70,7 +70,7 @@ def test_pre_runs_only_the_install_subset(run) -> None:
 
 def test_unknown_volcano_version_is_said_on_stderr(run, tmp_path: Path) -> None:
     path = tmp_path / "empty.yaml"
-    path.write_text("apiVersion: v1\nkind: List\nitems: []\n")
+    path.write_text("apiVersion: v1\nkind: List\nmetadata: {annotations: {vgpuctl.io/kinds: 'Node,Pod'}}\nitems: []\n")
     result = run("doctor", "--snapshot", str(path))
     assert "Volcano version unknown" in result.stderr and "Volcano version unknown" not in result.stdout
 

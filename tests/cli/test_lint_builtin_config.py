@@ -28,7 +28,9 @@ spec:
       limits: {LIMITS}
 """
 
-EMPTY_CLUSTER = '{"apiVersion": "v1", "kind": "List", "items": []}'
+# A cluster with no node: `snapshot save` says it listed the Nodes (a file with none that does not is refused).
+LISTED = {"annotations": {"vgpuctl.io/kinds": "Node,Pod,ConfigMap,DaemonSet,Deployment"}}
+EMPTY_CLUSTER = json.dumps({"apiVersion": "v1", "kind": "List", "metadata": LISTED, "items": []})
 
 
 def pod_file(tmp_path: Path, limits: str, name: str = "pod.yaml") -> str:
@@ -91,7 +93,7 @@ def test_a_snapshot_without_the_configmap_judges_the_config_volcano_runs_on(run,
     assert "note:" not in result.stderr
     pod = yaml.safe_load(Path(path).read_text())
     pod["status"] = {"phase": "Pending"}
-    snapshot.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod]}))
+    snapshot.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "metadata": LISTED, "items": [pod]}))
     doctor = run("doctor", "--snapshot", str(snapshot), "-o", "json").json()
     assert "VGH008" in [f["code"] for f in doctor["findings"] if f["subject"].startswith("pod/ai/npu")]
 

@@ -213,3 +213,40 @@ def test_not_ready_when_the_certificate_is_unreadable(tmp_path: Path) -> None:
     Path(cert).write_text("garbage")
     r = create_app(Settings(cert_file=cert, key_file=key)).test_client().get("/readyz")
     assert r.status_code == 503 and "unreadable" in r.json["checks"]["tls"]["reason"]
+
+
+NOT_A_DEVICE_CONFIG = {
+    "a Service": "apiVersion: v1\nkind: Service\nmetadata: {name: svc}\nspec: {ports: [{port: 443}]}\n",
+    "a Pod": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: x}]}\n",
+    "a List": "apiVersion: v1\nkind: List\nitems: []\n",
+}
+
+
+@pytest.mark.parametrize("what", sorted(NOT_A_DEVICE_CONFIG))
+def test_a_file_that_is_no_device_config_is_refused_at_start_and_on_reload(tmp_path: Path, what: str) -> None:
+    """Issue 23 item 6: a Service, Pod or List given as the device config was "loaded" as an empty payload
+    (Volcano's defaults, no MIG geometry): the webhook was ready and denied valid MIG pods (VGP009)."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    wrong = tmp_path / "wrong.yaml"
+    wrong.write_text(NOT_A_DEVICE_CONFIG[what])
+    serve = subprocess.run([sys.executable, "-c", "from vgpuctl.cli.app import main; main()", "webhook", "serve",
+                            "--port", "0", "--metrics-port", "0", "--device-config", str(wrong)],
+                           capture_output=True, text=True, timeout=60)
+    assert serve.returncode == 2 and "no device config found" in serve.stderr, serve.stderr
+    assert serve.stderr.count("\n") == 1
+
+    mounted = tmp_path / "mount"
+    mounted.mkdir()
+    _mount(mounted, yaml.safe_load(DEVICE_CONFIG.read_text())["data"]["device-config.yaml"], 1)
+    client = create_app(Settings(device_config_path=str(mounted / "device-config.yaml"),
+                                 config_check_interval=0)).test_client()
+    good = _verdict(client)
+    _mount(mounted, NOT_A_DEVICE_CONFIG[what], 2)  # a bad edit of the ConfigMap: the last good config stays
+    assert _verdict(client) == good
+    ready = client.get("/readyz")
+    assert ready.status_code == 200
+    assert "no device config found" in ready.json["checks"]["deviceConfig"]["lastError"]

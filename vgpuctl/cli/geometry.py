@@ -15,7 +15,7 @@ from vgpuctl.cli.options import FailOnAny, fail_on_option, output_option, read_v
 from vgpuctl.core import spec
 from vgpuctl.core.deviceconfig import DeviceConfig, default_device_config, parse_device_config
 from vgpuctl.core.findings import ExitStatus, Severity
-from vgpuctl.core.geometry.documents import DeviceConfigSource, find_device_configs
+from vgpuctl.core.geometry.documents import DeviceConfigSource
 from vgpuctl.core.geometry.explain import explain_mig, explain_vnpu
 from vgpuctl.core.geometry.export import (
     configmap,
@@ -26,6 +26,7 @@ from vgpuctl.core.geometry.export import (
 from vgpuctl.core.geometry.merge import Prefer, merge_payloads
 from vgpuctl.core.geometry.report import GeometryReport, LocatedFinding, sort_findings
 from vgpuctl.core.geometry.validate import form_for, validate_source
+from vgpuctl.core.safeyaml import MAX_DEPTH
 from vgpuctl.core.versions import NEWEST_VOLCANO, Version
 from vgpuctl.errors import UsageError
 from vgpuctl.render import OutputFormat, dump, to_json
@@ -36,7 +37,7 @@ from vgpuctl.render.geometry import (
     render_geometry_report,
     render_merge_summary,
 )
-from vgpuctl.sources import read_text
+from vgpuctl.sources import INPUT_LIMIT, read_device_config, read_device_configs
 
 
 class DocumentFormat(str, enum.Enum):
@@ -44,7 +45,7 @@ class DocumentFormat(str, enum.Enum):
     JSON = "json"
 
 
-EPILOG = """[bold]Examples[/bold]
+EPILOG = f"""[bold]Examples[/bold]
 
   vgpuctl geometry validate volcano-vgpu-device-config.yaml --volcano-version v1.15.0
   vgpuctl geometry merge --vgpu volcano-vgpu-device-config.yaml --vnpu hami-scheduler-device.yaml > merged.yaml
@@ -52,6 +53,9 @@ EPILOG = """[bold]Examples[/bold]
   vgpuctl geometry explain --model "NVIDIA A100-SXM4-40GB" --memory 3000 --config merged.yaml
   vgpuctl geometry explain --chip Ascend310P --memory 3000
   kubectl get cm -n kube-system volcano-vgpu-device-config -o yaml | vgpuctl geometry export -
+
+Each input is read {INPUT_LIMIT.help()}.
+A document its anchors and aliases expand excessively, or nested over {MAX_DEPTH} levels, is unreadable (VGM002).
 """
 
 geometry_app = typer.Typer(
@@ -90,23 +94,14 @@ def _read_cluster_configmap(ref: str) -> str:
 
 
 def read_sources(path: str) -> list[DeviceConfigSource]:
-    label = "<stdin>" if path == "-" else path
-    text = _read_cluster_configmap(path) if path.startswith("cluster:") else read_text(path)
-    found = find_device_configs(text, label)
-    if not found:
-        raise UsageError(f"{label}: no device config found (expected a ConfigMap with data key "
-                         f"{spec.DEVICE_CONFIG_KEY!r} or a device-config.yaml payload)")
-    return found
+    """Every device config in FILE, `-` or `cluster:NS/NAME` (`sources.read_device_configs`)."""
+    text = _read_cluster_configmap(path) if path.startswith("cluster:") else None
+    return read_device_configs(path, text)
 
 
 def read_one(path: str, flag: str = "FILE") -> DeviceConfigSource:
-    found = read_sources(path)
-    if len(found) > 1:
-        raise UsageError(f"{flag} {found[0].source.rsplit(':', 1)[0]}: holds {len(found)} device configs; "
-                         "pass a file with one")
-    if found[0].missing_key:
-        raise UsageError(f"{flag} {found[0].source}: ConfigMap has no data key {spec.DEVICE_CONFIG_KEY!r}")
-    return found[0]
+    text = _read_cluster_configmap(path) if path.startswith("cluster:") else None
+    return read_device_config(path, flag, text)
 
 
 def _model(src: DeviceConfigSource) -> DeviceConfig:
@@ -124,7 +119,8 @@ def _model(src: DeviceConfigSource) -> DeviceConfig:
 @geometry_app.command("validate", epilog=EPILOG)
 @guarded
 def validate_command(
-    files: list[str] = typer.Argument(..., metavar="FILE...", help="ConfigMap manifests or payloads, or - for stdin."),
+    files: list[str] = typer.Argument(..., metavar="FILE...", help="ConfigMap manifests or payloads, or - for stdin; "
+                                      f"each {INPUT_LIMIT.help()}."),
     volcano_version: str | None = volcano_version_option(help=VERSION_HELP),
     output: OutputFormat = output_option(),
     fail_on: FailOnAny = fail_on_option(default=FailOnAny.ERROR),
@@ -147,7 +143,8 @@ def validate_command(
 @geometry_app.command("show", epilog=EPILOG)
 @guarded
 def show_command(
-    file: str = typer.Argument(..., metavar="FILE", help="ConfigMap manifest or payload, or - for stdin."),
+    file: str = typer.Argument(..., metavar="FILE", help=f"ConfigMap manifest or payload, or - for stdin; "
+                               f"{INPUT_LIMIT.help()}."),
     output: OutputFormat = output_option(),
 ) -> None:
     """Table the config as Volcano reads it: models → groups → instances, chips → templates."""
@@ -163,7 +160,8 @@ def show_command(
 @geometry_app.command("export", epilog=EPILOG)
 @guarded
 def export_command(
-    file: str = typer.Argument(..., metavar="FILE", help="ConfigMap manifest or payload, or - for stdin."),
+    file: str = typer.Argument(..., metavar="FILE", help=f"ConfigMap manifest or payload, or - for stdin; "
+                               f"{INPUT_LIMIT.help()}."),
     volcano_version: str | None = volcano_version_option(help="Rewrite vnpus in the form this Volcano version reads."),
     output: DocumentFormat = output_option(DocumentFormat.YAML),
 ) -> None:

@@ -24,7 +24,7 @@ from vgpuctl.core.versions import Version
 from vgpuctl.errors import UsageError
 from vgpuctl.render import OutputFormat, dump
 from vgpuctl.render.lint import render_lint
-from vgpuctl.sources import load_device_config, read_manifests
+from vgpuctl.sources import INPUT_LIMIT, load_device_config, read_manifests
 
 EPILOG = """[bold]Examples[/bold]
 
@@ -37,8 +37,8 @@ EPILOG = """[bold]Examples[/bold]
 
 @guarded
 def lint_command(
-    paths: list[str] = typer.Argument(..., metavar="PATH...",
-                                      help="Files, directories (recursive) or - for stdin."),
+    paths: list[str] = typer.Argument(
+        ..., metavar="PATH...", help=f"Files, directories (recursive) or - for stdin; each {INPUT_LIMIT.help()}."),
     output: OutputFormat = output_option(),
     snapshot: str | None = snapshot_option(
         help="A cluster snapshot (kubectl get nodes,pods,configmaps,daemonsets,deployments -A -o yaml): "
@@ -46,7 +46,7 @@ def lint_command(
     device_config: str | None = typer.Option(
         None, "--device-config", metavar="FILE",
         help="Device ConfigMap or device-config.yaml payload (default: the snapshot's, else Volcano's built-in "
-        "config, said on stderr)."),
+        f"config, said on stderr); {INPUT_LIMIT.help()}."),
     volcano_version: str | None = volcano_version_option(),
     scheduler_name: list[str] = typer.Option(
         [], "--scheduler-name", metavar="NAME",

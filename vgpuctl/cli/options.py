@@ -56,7 +56,9 @@ def fail_on_option(help: str = FAIL_ON_HELP, default: enum.Enum = FailOn.ERROR) 
 
 
 def snapshot_option(help: str) -> Any:
-    return typer.Option(None, "--snapshot", metavar="FILE", help=help)
+    from vgpuctl.sources import SNAPSHOT_LIMIT
+
+    return typer.Option(None, "--snapshot", metavar="FILE", help=f"{help} Read {SNAPSHOT_LIMIT.help()}.")
 
 
 def volcano_version_option(help: str = VOLCANO_VERSION_HELP) -> Any:

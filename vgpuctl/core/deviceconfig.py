@@ -445,9 +445,9 @@ def payload_from_document(doc: Any) -> Any:
     YAML-decoded.
 
     YAML decoding of the embedded `device-config.yaml` string is pure computation, so it lives here
-    rather than in an adapter: every entry point (lint, geometry, webhook) shares it.
+    rather than in an adapter (through `safeyaml`, whose limits refuse an alias bomb or a too-deep document).
     """
-    import yaml  # local: only this entry point needs it
+    from vgpuctl.core.safeyaml import InputError, load  # local: only this entry point needs it
 
     if isinstance(doc, Mapping) and doc.get("kind") == "ConfigMap":
         data = doc.get("data") or {}
@@ -458,9 +458,9 @@ def payload_from_document(doc: Any) -> Any:
         if not isinstance(text, str):
             raise DeviceConfigDocumentError(f"data[{spec.DEVICE_CONFIG_KEY!r}] must be a string")
         try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise DeviceConfigDocumentError(f"{spec.DEVICE_CONFIG_KEY} is not valid YAML: {exc}") from exc
+            return load(text)
+        except InputError as exc:
+            raise DeviceConfigDocumentError(f"{spec.DEVICE_CONFIG_KEY}: {exc}") from exc
     if doc is None or isinstance(doc, Mapping):
         return doc
     raise DeviceConfigDocumentError("expected a ConfigMap or a device-config.yaml mapping")

@@ -13,6 +13,7 @@ from typing import Any
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.findings import ExitStatus, Finding, Report, Severity
+from vgpuctl.core.kubelist import is_list, item_defaults, with_defaults
 from vgpuctl.core.patch import PatchOp
 from vgpuctl.core.podrules import review
 from vgpuctl.core.podrules.targets import as_mapping
@@ -114,10 +115,11 @@ def _not_an_object(source: str, what: str, advice: str = "") -> LintItem:
 
 
 def _objects(doc: Document, result: LintReport) -> list[Document | LintItem]:
-    """The objects a document holds, in order: itself, or the items of a `kind: List` (what `kubectl get
-    -o yaml` prints); what is not an object becomes a VGL001 item in its place, as the doctor's snapshot
-    reader refuses it. A mapping without a kind (a Helm values file next to the manifests) is skipped as
-    before, but it is no object: an input of nothing else has nothing to check."""
+    """The objects a document holds, in order: itself, or the items of a List — `kind: List` (what `kubectl
+    get -o yaml` prints) or a typed one (`PodList`, its items' kind from the List's); what is not an object
+    becomes a VGL001 item in its place, as the doctor's snapshot reader refuses it. A mapping without a kind
+    (a Helm values file next to the manifests) is skipped as before, but it is no object: an input of nothing
+    else has nothing to check."""
     obj = doc.obj
     if not isinstance(obj, Mapping):
         what = describe(obj)
@@ -130,12 +132,14 @@ def _objects(doc: Document, result: LintReport) -> list[Document | LintItem]:
         return [doc]
     result.objects_read += 1
     items = obj.get("items")
-    if kind != "List" or items is None:
+    if not is_list(obj) or items is None:
         return [doc]
     if not isinstance(items, list):
-        return [_not_an_object(f"{doc.source}/items", f"the List's items is {describe(items)}")]
-    return [Document(f"{doc.source}/items[{i}]", item) if isinstance(item, Mapping)
-            else _not_an_object(f"{doc.source}/items[{i}]", f"items[{i}] of the List is {describe(item)}")
+        return [_not_an_object(f"{doc.source}/items", f"the {kind}'s items is {describe(items)}")]
+    item_kind, api_version = item_defaults(obj)
+    return [Document(f"{doc.source}/items[{i}]", with_defaults(item, item_kind, api_version))
+            if isinstance(item, Mapping)
+            else _not_an_object(f"{doc.source}/items[{i}]", f"items[{i}] of the {kind} is {describe(item)}")
             for i, item in enumerate(items)]
 
 

@@ -95,12 +95,12 @@ class SchedulerConfError(ValueError):
 
 def parse_scheduler_conf(text: str) -> SchedulerConf:
     """Parse `volcano-scheduler.conf`; raises SchedulerConfError when Volcano could not load it either."""
-    import yaml
+    from vgpuctl.core.safeyaml import InputError, load
 
     try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise SchedulerConfError(f"not valid YAML: {exc}") from exc
+        raw = load(text)
+    except InputError as exc:
+        raise SchedulerConfError(str(exc)) from exc
     if raw is None:
         raw = {}
     if not isinstance(raw, Mapping):

@@ -13,12 +13,12 @@ from collections.abc import Mapping
 from typing import Any
 
 import urllib3
-import yaml
 from kubernetes import config as kube_config
 from kubernetes.client import ApiClient, Configuration
 from kubernetes.config import incluster_config as incluster
 from kubernetes.config.config_exception import ConfigException
 
+from vgpuctl.core.safeyaml import InputError, load
 from vgpuctl.errors import UsageError
 from vgpuctl.kube.errors import ClusterUnreachable
 
@@ -46,8 +46,8 @@ def _contexts(paths: list[str], source: str) -> tuple[list[str], str | None]:
     for path in paths:
         try:
             with open(path, encoding="utf-8") as handle:
-                doc: Any = yaml.safe_load(handle)
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+                doc: Any = load(handle.read())  # the alias and depth limits every input of vgpuctl meets
+        except (OSError, UnicodeDecodeError, InputError) as exc:
             raise UsageError(f"{source}: cannot read kubeconfig {path}: {_one_line(exc)}") from None
         if not isinstance(doc, dict):
             raise UsageError(f"{source}: {path} is not a kubeconfig (expected a mapping with contexts)")

@@ -6,7 +6,8 @@ point a finding at a line, the YAML is composed into nodes and every JSON path o
 (`nvidia.knownMigGeometries[1].models[3]`) is mapped to its 1-based line; for a ConfigMap whose payload
 is a literal block scalar (`|`, as every upstream one is) the lines are shifted into the manifest.
 
-Pure: text in, data out (YAML composition is computation, not I/O).
+Pure: text in, data out (YAML composition is computation, not I/O), through `vgpuctl.core.safeyaml`: a
+document its limits refuse (an alias bomb, nesting too deep) is an unreadable payload, VGM002 with the reason.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import yaml
 
 from vgpuctl.core import spec
+from vgpuctl.core.safeyaml import InputError, compose, compose_documents, construct
 
 ROOT = "$"
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
@@ -67,19 +69,8 @@ def _map_lines(node: yaml.Node, path: str, offset: int, lines: dict[str, int]) -
             _map_lines(item, join_path(path, index), offset, lines)
 
 
-def _construct(node: yaml.Node) -> Any:
-    loader = yaml.SafeLoader("")
-    try:
-        return loader.construct_document(node)
-    finally:
-        loader.dispose()
-
-
-def _yaml_error(exc: yaml.YAMLError, offset: int) -> tuple[str, int | None]:
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    line = mark.line + 1 + offset if mark is not None else None
-    return f"not valid YAML: {problem}", line
+def _error_line(exc: InputError, offset: int) -> int | None:
+    return exc.line + offset if exc.line is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,15 +95,14 @@ def parse_payload_text(text: str, source: str, offset: int = 0, configmap: Mappi
                        ) -> DeviceConfigSource:
     """A `device-config.yaml` payload given as text; `offset` shifts its lines into the enclosing file."""
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        message, line = _yaml_error(exc, offset)
-        return DeviceConfigSource(source, error=message, error_line=line, configmap=configmap)
+        node = compose(text)
+        payload = None if node is None else construct(node)
+    except InputError as exc:
+        return DeviceConfigSource(source, error=exc.reason, error_line=_error_line(exc, offset), configmap=configmap)
     lines: dict[str, int] = {}
-    if node is None:
-        return DeviceConfigSource(source, None, lines, configmap=configmap)
-    _map_lines(node, ROOT, offset, lines)
-    return DeviceConfigSource(source, _construct(node), lines, configmap=configmap)
+    if node is not None:
+        _map_lines(node, ROOT, offset, lines)
+    return DeviceConfigSource(source, payload, lines, configmap=configmap)
 
 
 def _node_at(node: yaml.Node, *keys: str) -> yaml.Node | None:
@@ -152,15 +142,20 @@ def find_device_configs(text: str, source: str) -> list[DeviceConfigSource]:
     no other device config (a multi-document plugin manifest also carries its node-config ConfigMap).
     """
     try:
-        nodes = [n for n in yaml.compose_all(text, Loader=yaml.SafeLoader) if n is not None]
-    except yaml.YAMLError as exc:
-        message, line = _yaml_error(exc, 0)
-        return [DeviceConfigSource(source, error=message, error_line=line)]
+        nodes = list(compose_documents(text))
+    except InputError as exc:
+        return [DeviceConfigSource(source, error=exc.reason, error_line=exc.line)]
     found: list[DeviceConfigSource] = []
     keyless: list[DeviceConfigSource] = []
     for index, node in enumerate(nodes):
         name = source if len(nodes) == 1 else f"{source}:{index}"
-        obj = _construct(node)
+        try:
+            if isinstance(node, InputError):
+                raise node
+            obj = construct(node)
+        except InputError as exc:  # refused or unbuildable: what it was is not known, so it counts as unreadable
+            found.append(DeviceConfigSource(name, error=exc.reason, error_line=exc.line))
+            continue
         if isinstance(obj, Mapping) and obj.get("kind") == "ConfigMap":
             candidate = _from_configmap(obj, node, name)
             (keyless if candidate.missing_key else found).append(candidate)

@@ -29,6 +29,7 @@ from vgpuctl.core.geometry.merge import Prefer, merge_payloads
 from vgpuctl.core.install.modes import InstallError, Mode
 from vgpuctl.core.install.scheduler_edit import RECORD_ANNOTATION
 from vgpuctl.core.install.shipped_device_config import default_nvidia, default_vnpus
+from vgpuctl.core.safeyaml import InputError, load
 from vgpuctl.core.versions import Version, accepts_vnpus_wrapper
 
 MANAGED_BY = "app.kubernetes.io/managed-by"
@@ -62,9 +63,9 @@ def payload_of(cm: Mapping[str, Any] | None, where: str) -> tuple[str, dict[str,
     if not isinstance(text, str):
         return "", None
     try:
-        payload = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InstallError(f"{where}: {spec.DEVICE_CONFIG_KEY} is not valid YAML ({exc}); fix it first "
+        payload = load(text)
+    except InputError as exc:
+        raise InstallError(f"{where}: {spec.DEVICE_CONFIG_KEY}: {exc}; fix it first "
                            "(vgpuctl geometry validate shows where)") from None
     if payload is None:
         return text, {}
@@ -156,5 +157,5 @@ def plan_device_config_removal(current: Mapping[str, Any] | None) -> tuple[str, 
     desired = json.loads(json.dumps(current))
     desired["metadata"]["annotations"].pop(RECORD_ANNOTATION, None)
     desired.setdefault("data", {})[spec.DEVICE_CONFIG_KEY] = dump_payload(payload) if payload != (
-        yaml.safe_load(text) or {}) else text
+        load(text) or {}) else text
     return "update", desired, notes

@@ -25,6 +25,7 @@ import yaml
 
 from vgpuctl.core import spec
 from vgpuctl.core.install.modes import DEVICE_CONFIG_MODES, InstallError, Mode
+from vgpuctl.core.safeyaml import InputError, load
 from vgpuctl.core.scheduler_config import DeviceshareArgs, PluginConf, deviceshare_args, get_bool, get_int
 from vgpuctl.core.versions import Version, has_device_config
 
@@ -65,9 +66,9 @@ def _canon(value: Any) -> str:
 def load_conf(text: str) -> dict[str, Any]:
     """The raw structure of a scheduler config, checked to be one install can edit safely."""
     try:
-        raw = yaml.safe_load(text) if text.strip() else {}
-    except yaml.YAMLError as exc:
-        raise InstallError(f"{spec.SCHEDULER_CONF_KEY} is not valid YAML ({exc}); fix it first") from None
+        raw = load(text) if text.strip() else {}
+    except InputError as exc:
+        raise InstallError(f"{spec.SCHEDULER_CONF_KEY}: {exc}; fix it first") from None
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):

@@ -24,8 +24,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.deviceconfig import DeviceConfig, parse_device_config
@@ -36,6 +34,7 @@ from vgpuctl.core.geometry import keys
 from vgpuctl.core.geometry.documents import ROOT, DeviceConfigSource, parse_payload_text
 from vgpuctl.core.geometry.report import LocatedFinding
 from vgpuctl.core.geometry.validate import validate_source
+from vgpuctl.core.safeyaml import InputError, load
 from vgpuctl.core.versions import (
     ASCEND_PLUGIN_WRAPPER_SINCE,
     NEWEST_VOLCANO,
@@ -82,8 +81,8 @@ def _payload(cm: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     if not isinstance(text, str):
         return None
     try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError:
+        doc = load(text)
+    except InputError:
         return None
     return doc if isinstance(doc, Mapping) else {} if doc is None else None
 

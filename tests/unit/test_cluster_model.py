@@ -127,10 +127,11 @@ def test_slice_names_nothing_defines_are_booked_as_unknown() -> None:
         ("gpu-mig", {"volcano.sh/vgpu-ids-new": f"GPU-33333333-3333-3333-3333-333333333333[{slot}],NVIDIA,2560,0:"})
         for slot in ("junk-0", "group1-99", "group1-7")
     ] + [("mc-1", {"huawei.com/npu-core": f"1-vir{n}_x\x1b[41m"}) for n in range(3)]
-    for n, (node, annotations) in enumerate(junk):
+    for n, (node, marks) in enumerate(junk):
         data["items"].append({"apiVersion": "v1", "kind": "Pod",
-                              "metadata": {"name": f"junk-{n}", "namespace": "ml", "annotations": annotations},
-                              "spec": {"nodeName": node, "containers": [{"name": "c"}]}, "status": {"phase": "Running"}})
+                              "metadata": {"name": f"junk-{n}", "namespace": "ml", "annotations": marks},
+                              "spec": {"nodeName": node, "containers": [{"name": "c"}]},
+                              "status": {"phase": "Running"}})
     snapshot = build_snapshot(data["items"], "v1.31.4")
     (gpu,) = devices(snapshot, "gpu-mig")
     assert sorted(gpu.slices) == ["group1-0", "unknown", "unknown", "unknown"]  # group1 has 7 instances: 0-6

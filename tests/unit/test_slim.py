@@ -24,7 +24,8 @@ def _pod(annotations: dict[str, Any], limits: dict[str, Any] | None = None, cont
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": "p", "namespace": "ml", "annotations": annotations, **meta},
             "spec": {"nodeName": "gpu-a", "containers": [
-                {"name": f"c{i}", "image": "x", "resources": {"limits": dict(limits or {})}} for i in range(containers)]},
+                {"name": f"c{i}", "image": "x", "resources": {"limits": dict(limits or {})}}
+                for i in range(containers)]},
             "status": {"phase": "Running"}}
 
 

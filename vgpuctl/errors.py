@@ -42,3 +42,10 @@ class MissingExtra(Exception):  # noqa: N818 - the name says what happened; call
             if top in modules:
                 return cls(extra, [top], detail)
         return None
+
+
+# The deepest value the parsers build (orjson 1,024 levels, libyaml 1,000; `core/safeyaml.py` refuses deeper
+# user input anyway, but not in snapshots or reviews): a process holding such values walks them (repr in a
+# message, a rule, a copy) with 2-3 Python frames per level, so it raises its recursion limit to this
+# (`cli/app.py main`, `webhook/server.py worker_app`) instead of dying on one.
+RECURSION_LIMIT = 4096

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import jsonpatch
@@ -190,3 +191,42 @@ def test_still_healthy_after_fuzzing(fuzz_client: FlaskClient) -> None:
     assert fuzz_client.get("/healthz").status_code == 200
     assert fuzz_client.get("/readyz").status_code == 200
     assert b'result="error"} 0.0' in fuzz_client.get("/metrics").data  # no internal errors on any input
+
+
+@pytest.mark.parametrize("where", ["memory", "cores", "mode"])
+def test_values_as_deep_as_the_parser_builds_are_judged_not_an_internal_error(where: str) -> None:
+    """Issue 23: a value nested 1,000 deep (orjson builds up to 1,024) made a rule quoting it die of
+    RecursionError, and the webhook denied with [INTERNAL]. Under `webhook serve` the worker raises its
+    recursion limit (`server.worker_app`): the value is judged like any other, and its message quotes the
+    start of it, not 2,000 characters of brackets."""
+    import subprocess
+    import sys
+
+    script = f"""
+import json, sys
+from tests.webhook.conftest import DEVICE_CONFIG, admission_review, vgpu_pod
+from vgpuctl.webhook.app import create_app
+from vgpuctl.webhook.server import worker_app
+from vgpuctl.webhook.settings import Settings
+client = worker_app(lambda: create_app(Settings(device_config_path=str(DEVICE_CONFIG)))).test_client()
+limits = {{"volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "1024", "volcano.sh/vgpu-cores": "10"}}
+limits.update({{"memory": {{"volcano.sh/vgpu-memory": "__X__"}}, "cores": {{"volcano.sh/vgpu-cores": "__X__"}}}}
+              .get({where!r}, {{}}))
+pod = vgpu_pod(limits)
+if {where!r} == "mode":
+    pod["metadata"]["annotations"] = {{"volcano.sh/vgpu-mode": "__X__"}}
+deep = "[" * 1000 + "1" + "]" * 1000
+body = json.dumps(admission_review(pod)).replace('"__X__"', deep)
+out = []
+for endpoint in ("validate", "mutate"):
+    answer = client.post("/" + endpoint, data=body, content_type="application/json").json["response"]
+    out.append(answer)
+print(json.dumps(out))
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert run.returncode == 0, run.stderr
+    validate, mutate = json.loads(run.stdout.splitlines()[-1])
+    assert "INTERNAL" not in json.dumps(validate) and "internal error" not in json.dumps(mutate)
+    assert validate["allowed"] is False and validate["status"]["message"].startswith("[VGP")
+    assert len(validate["status"]["message"]) < 2000

@@ -22,6 +22,7 @@ from vgpuctl.cli.env import (
     stdout_closed_escapes,
     stdout_file,
 )
+from vgpuctl.errors import RECURSION_LIMIT
 
 HELP_OPTIONS = ["-h", "--help"]
 # Command name → the module under vgpuctl.cli that defines it (its `register(app)` adds it), in help order.
@@ -129,6 +130,7 @@ def program_name(argv0: str) -> str:
 
 
 def main() -> None:
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))  # a 1,000-deep snapshot value
     started_with = stdout_file()
     if "_VGPUCTL_COMPLETE" in os.environ:  # a completion script asking (vgpuctl.cli.completion)
         importlib.import_module("vgpuctl.cli.completion").enable()

@@ -31,6 +31,7 @@ from typing import Any
 from flask import Flask
 from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
+from vgpuctl.errors import RECURSION_LIMIT
 from vgpuctl.webhook.admission import flush_review_lines, write_review_lines_to
 from vgpuctl.webhook.app import create_app
 from vgpuctl.webhook.certs import self_signed_pair
@@ -240,6 +241,8 @@ def return_big_blocks_to_the_system() -> bool:
 def worker_app(app_factory: Any, log_level: str = "info") -> Flask:
     """The app a worker serves, built after the fork: here and in `webhook/wsgi.py` (a gunicorn you start)."""
     return_big_blocks_to_the_system()
+    # A review's values can nest as deep as orjson builds them (1,024): a rule quoting one must not die of it.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     configure_logging(log_level)
     app: Flask = app_factory()
     # Everything alive now (modules, the app, the device config) lives as long as the worker: move it

@@ -192,9 +192,15 @@ def quantity(raw: Any) -> Quantity | None:
     return _parse_text(str(raw)) if isinstance(raw, int) else _parse_text(repr(raw))
 
 
+SHOWN = 120  # characters of a value a message quotes: a 3 MiB value makes no better message than its start
+
+
 def show(raw: Any) -> str:
-    """A value as the user wrote it, for messages."""
-    return f'"{raw}"' if isinstance(raw, str) else str(raw)
+    """A value as the user wrote it, for messages, cut at `SHOWN` characters."""
+    text = raw if isinstance(raw, str) else str(raw)
+    if len(text) > SHOWN:
+        text = f"{text[:SHOWN]}…({len(text)} characters)"
+    return f'"{text}"' if isinstance(raw, str) else text
 
 
 @dataclass(slots=True)

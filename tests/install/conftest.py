@@ -93,6 +93,7 @@ class StatefulCluster:
         self.writes: list[tuple[str, str]] = []  # (method, path) of every write that was answered 2xx
         self.attempts = 0  # writes received, failed ones included
         self.faults: dict[int, int] = {}
+        self.fault_messages: dict[int, str] = {}
         self.hooks: list[Hook] = []
         self.version = {"major": "1", "minor": "30", "gitVersion": "v1.30.2"}
         self.events: list[tuple[str, str]] = []  # 2xx writes and ("READY", path) rollout completions, in order
@@ -189,9 +190,11 @@ class StatefulCluster:
         return out
 
     # --- faults -----------------------------------------------------------------------------------
-    def fail_write(self, n: int, status: int = 500) -> None:
-        """The n-th write request from now (1-based) answers `status` and changes nothing."""
+    def fail_write(self, n: int, status: int = 500, message: str | None = None) -> None:
+        """The n-th write request from now (1-based) answers `status` (with `message`) and changes nothing."""
         self.faults[self.attempts + n] = status
+        if message is not None:
+            self.fault_messages[self.attempts + n] = message
 
     def fail_polls(self, *statuses: int) -> None:
         """The next GETs of a Deployment after it was written (the install's rollout polls) answer these
@@ -237,7 +240,8 @@ class StatefulCluster:
             hook(self, request)
         if self.attempts in self.faults:
             code = self.faults.pop(self.attempts)
-            return _status(code, "InternalError", f"injected failure of write {self.attempts}")
+            message = self.fault_messages.pop(self.attempts, f"injected failure of write {self.attempts}")
+            return _status(code, "InternalError", message)
         response = self._write(request, gv, resource, namespace, name)
         if 200 <= response.status_code <= 299 and request.args.get("dryRun") != "All":
             self.writes.append((request.method, request.path))

@@ -268,3 +268,14 @@ def test_an_unreachable_cluster_exits_3_with_one_line(tmp_path: Any) -> None:
     result = run("install", "--mode", "vgpu", "--kubeconfig", kubeconfig)
     assert result.exit_code == 3
     assert result.stderr.startswith("vgpuctl: cannot reach the Kubernetes API") and result.stderr.count("\n") == 1
+
+
+def test_an_api_error_message_cannot_control_the_terminal(kube: StatefulCluster, kubeconfig: str) -> None:
+    """Issue 23 item 8: what the API server says is cluster data too. Before, install echoed it raw."""
+    kube.fail_write(3, 500, "bad\x1b]0;pwned\x07\x1b[2J\nvgpuctl: install finished")
+    failed = run("install", "--mode", "vgpu", "--kubeconfig", kubeconfig)
+    assert failed.exit_code == 3
+    for text in (failed.stdout, failed.stderr):
+        assert "\x1b" not in text and "\x07" not in text
+    assert "HTTP 500: bad\\x1b]0;pwned\\x07\\x1b[2J vgpuctl: install finished; fix the cause" in failed.stderr
+    assert failed.stderr.count("vgpuctl: install stopped at") == 1

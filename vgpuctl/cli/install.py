@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
-from vgpuctl.cli.env import fail, guarded, make_console, stdout
+from vgpuctl.cli.env import fail, guarded, make_console, note, stdout
 from vgpuctl.cli.kubeopts import cluster_errors, connect, context_option, kubeconfig_option
 from vgpuctl.cli.options import FailOn, fail_on_option, output_option, read_volcano_version, volcano_version_option
 from vgpuctl.core.cluster.build import build_snapshot
@@ -149,15 +149,15 @@ def webhook_tls(state: ClusterState, lay: WebhookLayout, now: datetime) -> Webho
             from cryptography import x509
 
             until = x509.load_pem_x509_certificate(crt.encode()).not_valid_after_utc
-            note = (f"TLS: {lay.secret} holds a valid pair (for {names[2]}, valid until {_when(until)}): kept, "
+            kept = (f"TLS: {lay.secret} holds a valid pair (for {names[2]}, valid until {_when(until)}): kept, "
                     "no new certificates")
             stale = [str(ref) for ref in lay.configs
                      if (config := state.get(ref)) is not None and owned(config)
                      and not all(certs.bundle_trusts(decode_b64_text((h.get("clientConfig") or {}).get("caBundle")),
                                                      ca) for h in config.get("webhooks") or [])]
             if stale:
-                note += f"; the caBundle of {' and '.join(stale)} does not match its CA and is set to it"
-            return WebhookTLS(ca, crt, key, note)
+                kept += f"; the caBundle of {' and '.join(stale)} does not match its CA and is set to it"
+            return WebhookTLS(ca, crt, key, kept)
         reason = f"the pair in {lay.secret} cannot serve: {problem}"
     ca_pair = certs.generate_ca()
     leaf = certs.issue_serving_cert(ca_pair, names)
@@ -209,7 +209,7 @@ def _check_after(client: ApiClient, version: Version, categories: Sequence[Categ
 
 
 def _progress(message: str) -> None:
-    typer.echo(f"vgpuctl: {message}", err=True)
+    note(message)
 
 
 def _run(the_plan: Plan, client: ApiClient, *, dry_run: bool, verb: str, rerun: str,
@@ -234,8 +234,8 @@ def _run(the_plan: Plan, client: ApiClient, *, dry_run: bool, verb: str, rerun: 
     with cluster_errors():
         result = apply_plan(client, the_plan, replan_scheduler=replan, wait=wait, progress=_progress)
     if table:
-        for note in result.notes:
-            console.print(f"  - {note}")
+        for line in result.notes:
+            console.print(f"  - {line}")
         render_outcome(the_plan, result.applied, result.failed, result.error, result.not_applied, console,
                        rerun=rerun)
     if result.failed is not None:
@@ -243,8 +243,8 @@ def _run(the_plan: Plan, client: ApiClient, *, dry_run: bool, verb: str, rerun: 
             out.write(dump(install_report(the_plan, verb=verb, dry_run=False, applied=result.applied,
                                           failed=result.failed, error=result.error, not_applied=result.not_applied,
                                           rerun=rerun, notes=result.notes), output))
-        typer.echo(f"vgpuctl: {verb} stopped at {result.failed.action.value} {result.failed.ref}: {result.error}; "
-                   f"fix the cause and rerun `{rerun}`", err=True)
+        note(f"{verb} stopped at {result.failed.action.value} {result.failed.ref}: {result.error}; "
+             f"fix the cause and rerun `{rerun}`")
         raise typer.Exit(int(ExitStatus.INCOMPLETE))
     with cluster_errors():
         report = _check_after(client, the_plan.volcano_version, categories, judge)

@@ -101,3 +101,28 @@ def test_an_empty_file_or_a_values_file_next_to_a_manifest_is_fine(run, tmp_path
     (tmp_path / "values.yaml").write_text("replicas: 2\n")  # no kind: skipped, as it always was
     result = run("lint", str(tmp_path))
     assert result.exit_code == 0 and "1 object checked" in result.stdout and "1 skipped" in result.stdout
+
+
+def test_a_duplicate_key_is_reported_as_kubectl_would_refuse_it(run) -> None:
+    """Issue 27: `vgpu-memory: 3Gi` then `3072` in one map was read as 3072 (PyYAML keeps the last); kubectl
+    and the API server refuse the object. The document is VGL001; the next one is still checked."""
+    text = ("apiVersion: v1\nkind: Pod\nmetadata: {name: twice, namespace: ml}\nspec:\n  schedulerName: volcano\n"
+            "  containers:\n  - name: c\n    resources:\n      limits:\n        volcano.sh/vgpu-number: 1\n"
+            "        volcano.sh/vgpu-memory: 3Gi\n        volcano.sh/vgpu-memory: 3072\n---\n" + json.dumps(POD))
+    result = run("lint", "-", "-o", "json", input=text)
+    assert result.exit_code == 1
+    first, second = result.json()["items"]
+    assert [f["code"] for f in first["findings"]] == ["VGL001"]
+    assert "duplicate key 'volcano.sh/vgpu-memory'" in first["findings"][0]["message"]
+    assert "line 12" in first["findings"][0]["message"]
+    assert second["allowed"] is True
+
+
+def test_a_merge_key_may_override_what_it_merges(run) -> None:
+    text = ("defaults: &limits {volcano.sh/vgpu-number: 1, volcano.sh/vgpu-memory: 1024}\n---\n"
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: merged, namespace: ml}\nspec:\n  schedulerName: volcano\n"
+            "  containers:\n  - name: c\n    resources:\n      limits:\n        <<: {volcano.sh/vgpu-number: 1}\n"
+            "        volcano.sh/vgpu-number: 2\n        volcano.sh/vgpu-memory: 3072\n")
+    result = run("lint", "-", "-o", "json", input=text)
+    (pod,) = [i for i in result.json()["items"] if i["name"] == "merged"]
+    assert all(f["code"] != "VGL001" for f in pod["findings"])

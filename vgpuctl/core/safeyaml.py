@@ -55,11 +55,32 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Base = yaml.SafeLoader
 
 
-class _Loader(_Base):  # type: ignore[misc]
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class _UniqueKeys(_Base):  # type: ignore[misc]
+    """A mapping that names a key twice is refused, as kubectl and the API server refuse it (sigs.k8s.io/yaml:
+    `key "x" already set in map`); PyYAML would keep the last value (`vgpu-memory: 3Gi` then `3072`).
+    Merge keys (`<<`) may override what they merge, as YAML says."""
+
+    def construct_mapping(self, node: Node, deep: bool = False) -> Any:
+        if isinstance(node, MappingNode):
+            seen: set[str] = set()
+            for key_node, _ in node.value:
+                if key_node.__class__ is ScalarNode and key_node.tag != _MERGE:
+                    if key_node.value in seen:
+                        raise yaml.constructor.ConstructorError(
+                            None, None, f"duplicate key {key_node.value!r}: kubectl and the API server refuse "
+                            "the object", key_node.start_mark)
+                    seen.add(key_node.value)
+        return super().construct_mapping(node, deep)
+
+
+class _Loader(_UniqueKeys):
     """PyYAML's safe types, timestamps included (what `yaml.safe_load` gives)."""
 
 
-class _TextTimes(_Base):  # type: ignore[misc]
+class _TextTimes(_UniqueKeys):
     """Safe types without the timestamp type: Kubernetes times are strings, as they are in JSON.
 
     kubectl quotes its timestamps, but hand-edited snapshots often do not, and a `datetime` in one file and

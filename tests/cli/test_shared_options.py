@@ -64,3 +64,30 @@ def test_shared_options_have_one_spelling() -> None:
     fail_on = {sub: p.metavar for sub, p in options["--fail-on"]}
     assert fail_on.pop("geometry validate") == "error|warning|info"
     assert set(fail_on.values()) == {"error|warning"}, fail_on
+
+
+@pytest.mark.parametrize("spelling", [["-o=json"], ["-ojson"], ["--output=json"], ["-o", "json"],
+                                      ["--output", "json"]])
+def test_output_is_spelled_as_kubectl_spells_it(run: Any, spelling: list[str]) -> None:
+    """Issue 27: `-o=json` was the value "=json" (a usage error); kubectl accepts all of these."""
+    result = run("nodes", "--snapshot", HEALTHY, *spelling)
+    assert result.exit_code == 0, result.stderr
+    assert result.json()["kind"] == "NodeReport"
+
+
+def test_debug_may_come_after_the_command(run: Any) -> None:
+    """Issue 27: `vgpuctl lint x --debug` was "No such option"; kubectl's global flags go anywhere."""
+    for args in (["lint", POD, "--debug"], ["--debug", "lint", POD]):
+        result = run(*args)
+        assert result.exit_code == 0, result.stderr
+    after_dashes = run("lint", "--", "--debug")  # after `--` it is a path, not the flag
+    assert after_dashes.exit_code == 2 and "--debug" in after_dashes.stderr
+
+
+def test_kubectl_style_keeps_everything_else() -> None:
+    from vgpuctl.cli.app import kubectl_style
+
+    assert kubectl_style(["nodes", "-l=zone=a", "-n=ml", "--debug", "-o=yaml"]) == [
+        "--debug", "nodes", "-l", "zone=a", "-n", "ml", "-o", "yaml"]
+    assert kubectl_style(["lint", "--", "-o=json", "--debug"]) == ["lint", "--", "-o=json", "--debug"]
+    assert kubectl_style(["why", "-fpod.yaml", "--x=1"]) == ["why", "-fpod.yaml", "--x=1"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
 from typing import Any
 
@@ -48,6 +49,9 @@ class _LazyCommands(TyperGroup):
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(COMMANDS)
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, kubectl_style(args))
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in self.commands and cmd_name in COMMANDS:
@@ -105,6 +109,28 @@ app = typer.Typer(
     context_settings={"help_option_names": HELP_OPTIONS},
     cls=_LazyCommands,
 )
+
+
+# Short options that take a value: kubectl (pflag) reads `-o=json` as `-o json`, click as the value "=json".
+_SHORT_WITH_VALUE = re.compile(r"-([onfl])=(.*)", re.DOTALL)
+
+
+def kubectl_style(args: list[str]) -> list[str]:
+    """The command line as kubectl users write it, in click's terms: `-o=json` is `-o json`, and the global
+    `--debug` may come anywhere (kubectl's global flags do), not only before the command. Nothing after
+    `--` is touched."""
+    out: list[str] = []
+    debug = False
+    for index, arg in enumerate(args):
+        if arg == "--":
+            out.extend(args[index:])
+            break
+        if arg == "--debug":
+            debug = True
+            continue
+        short = _SHORT_WITH_VALUE.fullmatch(arg)
+        out.extend((f"-{short.group(1)}", short.group(2)) if short else (arg,))
+    return ["--debug", *out] if debug else out
 
 
 def _version(value: bool) -> None:

@@ -28,8 +28,8 @@ def _python(code: str, *argv: str, env: dict[str, str] | None = None) -> subproc
 
 def _kubectl_complete(*words: str) -> list[str]:
     """The `kubectl_complete-vgpu` console script's function, run as kubectl runs it (argv = the words)."""
-    code = "import sys; sys.argv[0] = 'kubectl_complete-vgpu'; from vgpuctl.cli.completion import kubectl_complete; " \
-           "kubectl_complete()"
+    code = ("import sys; sys.argv[0] = 'kubectl_complete-vgpu'; "
+            "from vgpuctl.cli.plugin_completion import kubectl_complete; kubectl_complete()")
     done = _python(code, *words)
     assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
@@ -53,7 +53,7 @@ def test_kubectl_complete_options_and_choices() -> None:
 def test_kubectl_complete_is_declared_as_kubectl_looks_for_it() -> None:
     import tomllib
     scripts = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["kubectl_complete-vgpu"] == "vgpuctl.cli.completion:kubectl_complete"
+    assert scripts["kubectl_complete-vgpu"] == "vgpuctl.cli.plugin_completion:kubectl_complete"
     assert scripts["kubectl-vgpu"] == scripts["vgpuctl"] == "vgpuctl.cli.app:main"
 
 

@@ -139,8 +139,8 @@ def test_certificate_days_beyond_the_year_9999_are_a_usage_error(tmp_path: Path)
 
 def test_shell_completion_keeps_quiet_about_columns() -> None:
     """The note is for a person running a command, not for the line being typed (completion's stderr)."""
-    code = "import sys; sys.argv[0] = 'kubectl_complete-vgpu'; from vgpuctl.cli.completion import kubectl_complete; " \
-           "kubectl_complete()"
+    code = ("import sys; sys.argv[0] = 'kubectl_complete-vgpu'; "
+            "from vgpuctl.cli.plugin_completion import kubectl_complete; kubectl_complete()")
     done = subprocess.run([sys.executable, "-c", code, "nodes", "--fa"], capture_output=True, text=True, timeout=120,
                           cwd=ROOT, env={**os.environ, "COLUMNS": "abc"})
     assert (done.returncode, done.stderr) == (0, "")

@@ -1,5 +1,6 @@
 """Shell completion: `vgpuctl completion bash|zsh|fish` prints the script (the convention of kubectl, helm
-and Volcano's vcctl), and `kubectl_complete-vgpu` answers kubectl's own completion for `kubectl vgpu`.
+and Volcano's vcctl); `kubectl_complete-vgpu` (`cli/plugin_completion.py`) answers kubectl's own completion
+for `kubectl vgpu`.
 
 Both ask the same command tree (typer's completion over the lazily loaded commands), so they offer the same
 commands, options and choices. kubectl ≥ 1.26 completes a plugin `kubectl-NAME` by running an executable
@@ -12,7 +13,6 @@ ShellCompDirective): kubernetes/kubernetes, staging/src/k8s.io/kubectl/pkg/cmd/p
 from __future__ import annotations
 
 import enum
-import sys
 
 import typer
 
@@ -58,27 +58,6 @@ def completion_command(
     from typer._completion_shared import get_completion_script
 
     stdout().write(get_completion_script(prog_name=PROG, complete_var=COMPLETE_VAR, shell=shell.value) + "\n")
-
-
-def completions(words: list[str]) -> list[tuple[str, str]]:
-    """(value, help) for the last of `words` (the one being typed, possibly empty), after the others."""
-    from typer._completion_classes import BashComplete
-    from typer.main import get_command
-
-    from vgpuctl.cli.app import app
-
-    *args, incomplete = words or [""]
-    asker = BashComplete(get_command(app), {}, PROG, COMPLETE_VAR)
-    return [(item.value, item.help or "") for item in asker.get_completions(args, incomplete)]
-
-
-def kubectl_complete() -> None:
-    """The `kubectl_complete-vgpu` console script: kubectl's plugin completion protocol (see above)."""
-    enable()
-    offered = completions(sys.argv[1:])
-    lines = [f"{value}\t{' '.join(help_text.split())}" if help_text else value for value, help_text in offered]
-    lines.append(f":{DIRECTIVE_NO_FILE_COMP if offered else DIRECTIVE_DEFAULT}")
-    sys.stdout.write("\n".join(lines) + "\n")
 
 
 def register(app: typer.Typer) -> None:

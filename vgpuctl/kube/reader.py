@@ -1,7 +1,7 @@
 """Read a live cluster into `SnapshotData`: paginated lists of raw JSON, failures as VGK001 findings.
 
 Two rules shape this module. Every read is a paginated list (`limit` + `continue`), so a 5,000-node
-cluster costs a handful of requests per resource, never one per node (DESIGN §5). And nothing goes
+cluster costs a handful of requests per resource, never one per node (docs/design.md#speed). And nothing goes
 through the client's models: the 37.x models are pydantic and reject partial objects, and parsing 40,000
 pods into them is much slower than `orjson` on the raw bytes. The client is still what makes the
 requests, so kubeconfig auth (tokens, exec plugins, client certificates, proxies) works unchanged.

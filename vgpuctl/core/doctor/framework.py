@@ -2,7 +2,7 @@
 
 A check is a pure function from a `DoctorContext` to findings, registered with `@check`. It runs only
 when the checks it depends on did not fail and the data it reads could be listed; otherwise it is
-*skipped with the reason* (linkerd check / istioctl analyze style, research/anchors.md A1–A2). Its
+*skipped with the reason* (as linkerd's `linkerd check` and istio's `istioctl analyze` report). Its
 status is derived from its findings: error → fail, warning → warn, else pass. Checks never raise into
 the runner: an unexpected exception becomes a failed check with the exception named, so one bug never
 hides the rest of the report.

@@ -225,3 +225,17 @@ def test_a_document_pyyaml_cannot_build_is_an_error_in_its_place(text: str, prob
     assert isinstance(bad, InputError) and not bad.refused and problem in str(bad)
     with pytest.raises(InputError, match=re.escape(problem)):
         load(text)
+
+
+def test_duplicate_keys_refused_in_manifests_but_read_as_volcano_reads_its_own_yaml() -> None:
+    """A manifest naming a key twice is refused (kubectl refuses it); the YAML Volcano reads itself (the device
+    config, volcano-scheduler.conf) goes through gopkg.in/yaml.v2's Unmarshal, which keeps the last value."""
+    from vgpuctl.core.deviceconfig import parse_device_config, payload_from_document
+
+    (refused,) = list(safeyaml.documents("a: 1\nb: 2\na: 3\n"))
+    assert isinstance(refused, safeyaml.InputError) and "duplicate key 'a'" in str(refused)
+    assert safeyaml.load("a: 1\nb: 2\na: 3\n") == {"a": 3, "b": 2}
+    payload = payload_from_document({"kind": "ConfigMap", "data": {"device-config.yaml": (
+        "nvidia:\n  resourceCountName: volcano.sh/vgpu-number\n  deviceSplitCount: 4\n  deviceSplitCount: 10\n")}})
+    config = parse_device_config(payload).config
+    assert config is not None and config.nvidia.device_split_count == 10

@@ -59,9 +59,11 @@ _MERGE = "tag:yaml.org,2002:merge"
 
 
 class _UniqueKeys(_Base):  # type: ignore[misc]
-    """A mapping that names a key twice is refused, as kubectl and the API server refuse it (sigs.k8s.io/yaml:
-    `key "x" already set in map`); PyYAML would keep the last value (`vgpu-memory: 3Gi` then `3072`).
-    Merge keys (`<<`) may override what they merge, as YAML says."""
+    """A mapping that names a key twice is refused, as kubectl and the API server refuse such a manifest
+    (`key "x" already set in map`); PyYAML would keep the last value (`vgpu-memory: 3Gi` then `3072`).
+    Merge keys (`<<`) may override what they merge, as YAML says. Only for manifests (`documents`): the YAML
+    Volcano itself reads (the device config, `volcano-scheduler.conf`) goes through gopkg.in/yaml.v2's
+    `Unmarshal`, which keeps the last value, so `load` reads it that way too."""
 
     def construct_mapping(self, node: Node, deep: bool = False) -> Any:
         if isinstance(node, MappingNode):
@@ -76,11 +78,11 @@ class _UniqueKeys(_Base):  # type: ignore[misc]
         return super().construct_mapping(node, deep)
 
 
-class _Loader(_UniqueKeys):
+class _Loader(_Base):  # type: ignore[misc]
     """PyYAML's safe types, timestamps included (what `yaml.safe_load` gives)."""
 
 
-class _TextTimes(_UniqueKeys):
+class _TextTimes(_Base):  # type: ignore[misc]
     """Safe types without the timestamp type: Kubernetes times are strings, as they are in JSON.
 
     kubectl quotes its timestamps, but hand-edited snapshots often do not, and a `datetime` in one file and
@@ -92,6 +94,20 @@ _TextTimes.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in _Base.yaml_implicit_resolvers.items()
 }
+
+
+class _UniqueLoader(_UniqueKeys, _Loader):
+    pass
+
+
+class _UniqueTextTimes(_UniqueKeys, _TextTimes):
+    pass
+
+
+def _loader_class(timestamps: bool, unique_keys: bool) -> Any:
+    if unique_keys:
+        return _UniqueLoader if timestamps else _UniqueTextTimes
+    return _Loader if timestamps else _TextTimes
 
 
 class InputError(yaml.YAMLError):
@@ -236,7 +252,7 @@ def _looks_like_json(text: str | bytes) -> bool:
     return _JSON_START.match(text) is not None
 
 
-def _composed(text: str | bytes, timestamps: bool, max_depth: int | None
+def _composed(text: str | bytes, timestamps: bool, max_depth: int | None, unique_keys: bool = False
               ) -> Iterator[tuple[Any, Node | InputError]]:
     """(the loader, each document's node or its refusal); a syntax error raises `InputError`."""
     if isinstance(text, bytes) and text.startswith(_UTF16_BOMS):
@@ -245,7 +261,7 @@ def _composed(text: str | bytes, timestamps: bool, max_depth: int | None
         except UnicodeDecodeError:
             raise InputError("not valid YAML", "a UTF-16 byte-order mark, then no UTF-16 text") from None
     may_alias = _may_alias(text)
-    loader = (_Loader if timestamps else _TextTimes)(text)
+    loader = _loader_class(timestamps, unique_keys)(text)
     try:
         while loader.check_node():
             node = loader.get_node()
@@ -296,8 +312,8 @@ def _json(text: str | bytes, max_depth: int | None) -> Any:
     return value
 
 
-def documents(text: str | bytes, *, timestamps: bool = True, max_depth: int | None = MAX_DEPTH
-              ) -> Iterator[Any]:
+def documents(text: str | bytes, *, timestamps: bool = True, max_depth: int | None = MAX_DEPTH,
+              unique_keys: bool = True) -> Iterator[Any]:
     """Each document of a JSON or (multi-document) YAML text, in order: its value (None for an empty YAML
     document) or, in its place, the `InputError` that refused it (or says why it has no values). Raises
     `InputError` for a text that is not valid YAML (or JSON, when it looks like JSON: YAML flow style is a
@@ -311,7 +327,7 @@ def documents(text: str | bytes, *, timestamps: bool = True, max_depth: int | No
         except orjson.JSONDecodeError as exc:
             json_error = InputError("not valid JSON", str(exc))
     try:
-        for loader, item in _composed(text, timestamps, max_depth):
+        for loader, item in _composed(text, timestamps, max_depth, unique_keys):
             yield item if isinstance(item, InputError) else _constructed(loader, item)
     except InputError:
         if json_error is not None:

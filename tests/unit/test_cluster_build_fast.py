@@ -287,7 +287,8 @@ def test_concurrent_first_reads_see_one_whole_decode() -> None:
 
 def test_a_malformed_allocation_is_booked_as_the_volcano_version_reads_it() -> None:
     """A device whose memory `ParseUint` rejects: read as 0 (its slot and cores booked) before 1.16, skipped
-    from 1.16 on (8b6d2c482); without a version, as the newest reads it."""
+    from 1.16 on (8b6d2c482); without a version, as the newest reads it. (Both entries name one GPU: 1.13 and
+    1.14 book every entry, 1.15 only a pod's first on each GPU, d7ad76892.)"""
     register = f"GPU-0,10,40960,{A100},true,hami-core:"
     node = {"kind": "Node", "metadata": {"name": "n", "annotations": {spec.NODE_VGPU_REGISTER: register}}}
     pod = {"kind": "Pod", "metadata": {"name": "p", "namespace": "ns", "annotations": {
@@ -298,5 +299,5 @@ def test_a_malformed_allocation_is_booked_as_the_volcano_version_reads_it() -> N
         gpu = build_snapshot([node, pod], volcano_version=parsed).nodes[0].devices[0]
         return gpu.memory_used, gpu.cores_used, gpu.slots_used
 
-    assert booked("1.15.1") == (4096, 40, 2)
-    assert booked("1.16.0") == booked(None) == (4096, 10, 1)
+    assert booked("1.14.4") == (4096, 40, 2)
+    assert booked("1.15.1") == booked("1.16.0") == booked(None) == (4096, 10, 1)

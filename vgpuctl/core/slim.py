@@ -12,6 +12,8 @@ fields the model reads, each bounded:
 - containers and init containers: at most `MAX_CONTAINERS` of each, with their name and the resources the
   model sums (device resources, cpu, memory, ephemeral-storage), at most `MAX_RESOURCES` per map, names of
   at most `MAX_NAME` characters and quantities of at most `MAX_QUANTITY`;
+- `metadata.deletionTimestamp` (a pod being deleted is Releasing to Volcano: its devices are no longer
+  booked, `cluster/build.py books_devices`);
 - no labels, no other annotations, no status but the phase.
 
 Bound per pod, whatever it carries: 32 Ki characters of annotation values and 2 × 8 containers ×
@@ -138,6 +140,9 @@ def slim_pod(obj: Mapping[str, Any], dropped: list[str] | None = None) -> dict[s
         return None
     identity = {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion")
                 if isinstance(meta.get(k), str) and len(meta[k]) <= 253}
+    deleting = meta.get("deletionTimestamp")
+    if deleting is not None:  # only its presence is read; an RFC 3339 time is ~20 characters
+        identity["deletionTimestamp"] = deleting if isinstance(deleting, str) and len(deleting) <= 64 else "set"
     return {
         "apiVersion": "v1", "kind": "Pod",
         "metadata": {**identity, "annotations": annotations},

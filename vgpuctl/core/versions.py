@@ -221,6 +221,18 @@ def skips_malformed_vgpu_ids(v: Version) -> bool:
     return _at_least(v, 1, 16)
 
 
+def releasing_pods_book_no_device(v: Version) -> bool:
+    """A bound pod being deleted (task status Releasing) books no device: `api/node_info.go AddTask` no longer
+    calls `addResource` for it (≥ 1.15, d7ad76892); before, its devices stayed booked until it was gone."""
+    return _at_least(v, 1, 15)
+
+
+def books_a_pod_once_per_gpu(v: Version) -> bool:
+    """HAMi-core's `AddPod` books a pod once per GPU, from its first entry naming it (1.12.x, and ≥ 1.15:
+    d7ad76892); 1.13 and 1.14 book every entry (6970f1984). MIG's `AddPod` always books a pod once."""
+    return not _at_least(v, 1, 13) or _at_least(v, 1, 15)
+
+
 # ---- device plugins -------------------------------------------------------------------------------
 
 class PluginRole(str, enum.Enum):

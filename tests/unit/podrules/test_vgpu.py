@@ -205,6 +205,19 @@ def test_vgp005_uuid_filters_narrow_the_eligible_gpus() -> None:
     assert "largest: 15360" in only(r, "VGP005").message
 
 
+def test_vgp005_memory_overridden_by_a_percentage_is_not_compared(upstream_vgpu_config: DeviceConfig) -> None:
+    """Issue 24 (the oracle, `checkNodeGPUSharingPredicateAndScore`): with a percentage, Volcano books that share
+    of each GPU and never reads the memory; 30000 + 25 % fits a 15360 MiB T4. Without the percentage resource in
+    the device config the memory is what Volcano books, and it is compared."""
+    facts = with_config(upstream_vgpu_config, vgpu_nodes=(NODES[1],))
+    r = review(gpu_pod({N: 1, M: 30000, PCT: 25}), facts)
+    assert find(r, "VGP005") == [] and r.allowed is True
+    assert only(r, "VGP006").severity is WARNING
+    disabled = with_config(device_config({"nvidia": {"resourceCountName": N}}), vgpu_nodes=(NODES[1],))
+    r = review(gpu_pod({N: 1, M: 30000, PCT: 25}), disabled)
+    assert "largest: 15360" in only(r, "VGP005").message and r.allowed is False
+
+
 def test_vgp005_memory_in_gpu_memory_factor_units_names_the_unit() -> None:
     facts = with_config(device_config({"nvidia": {"gpuMemoryFactor": 1024}}))
     assert "units of 1024 MiB" in only(review(gpu_pod({N: 1, M: 0}), facts), "VGP005").message
@@ -216,6 +229,18 @@ def test_vgp006_percentage_not_enabled_in_device_config() -> None:
     f = only(review(gpu_pod({N: 1, PCT: 50}), facts), "VGP006")
     assert (f.severity, f.subject) == (ERROR, "container/trainer")
     assert "resourceMemoryPercentageName" in f.message
+
+
+def test_vgp006_percentage_not_enabled_beside_a_memory_is_a_warning() -> None:
+    """Volcano books the memory as written (the oracle places the pod): say the percentage is ignored."""
+    facts = with_config(device_config({"nvidia": {"resourceCountName": N}}))
+    r = review(gpu_pod({N: 1, M: 4000, PCT: 50}), facts)
+    f = only(r, "VGP006")
+    assert f.severity is WARNING and f"books the {M} instead" in f.message and r.allowed is True
+    r = review(gpu_pod({N: 1, M: 4000, PCT: 0}), facts)  # never read, so 0 books nothing less either
+    assert only(r, "VGP006").severity is WARNING and r.allowed is True
+    r = review(gpu_pod({N: 1, PCT: 100}), facts)  # ignored, but the whole GPU it books is what it asks for
+    assert only(r, "VGP006").severity is WARNING and r.allowed is True
 
 
 @pytest.mark.parametrize("value", [0, 101])
@@ -285,8 +310,65 @@ def test_vgp008_one_family_per_pod_is_fine() -> None:
 
 # ---- VGP009 MIG ----------------------------------------------------------------------------------------
 def test_vgp009_mig_without_memory_is_the_full_card_trap() -> None:
+    """Without the cluster's GPUs, only a warning: the whole card fits some models (next tests)."""
     f = only(review(gpu_pod({N: 1}, annotations={MODE: "mig"})), "VGP009")
-    assert (f.severity, f.subject) == (ERROR, "container/trainer") and "full-card trap" in f.message
+    assert (f.severity, f.subject) == (WARNING, "container/trainer") and "full-card trap" in f.message
+
+
+A100_40_SXM, A100_80_PCIE = "NVIDIA-NVIDIA A100-SXM4-40GB", "NVIDIA-NVIDIA A100-PCIE-80GB"
+A30_TYPE = "NVIDIA-NVIDIA A30"
+
+
+def mig_facts(config: DeviceConfig, *nodes: tuple[tuple[str, int, str], ...]) -> ClusterFacts:
+    """Facts of vGPU nodes, each a list of (type, registered memory, mode) GPUs."""
+    return ClusterFacts(device_config=config, vgpu_nodes=tuple(
+        VgpuNode(f"n{i}", tuple(GpuDevice(f"GPU-{i}-{k}", t, mem, mode) for k, (t, mem, mode) in enumerate(gpus)))
+        for i, gpus in enumerate(nodes)))
+
+
+@pytest.mark.parametrize(("gpu_type", "memory"), [(A100_40_SXM, 40960), (A30_TYPE, 24576)])
+def test_vgp009_whole_card_fits_where_an_instance_is_that_large(upstream_vgpu_config: DeviceConfig, gpu_type: str,
+                                                                 memory: int) -> None:
+    """Issue 24 (the oracle, `mig.go pickFromGroup`): 100 % of an A100-40GB's 40960 MiB takes its 7g.40gb, of an
+    A30's 24576 MiB its 4g.24gb. Volcano places the pod, so the rules admit it."""
+    facts = mig_facts(upstream_vgpu_config, ((gpu_type, memory, "mig"),),
+                      ((A100_80_PCIE, 81920, "mig"),))
+    r = review(gpu_pod({N: 1}, annotations={MODE: "mig"}), facts)
+    assert find(r, "VGP009") == [] and r.allowed is True
+
+
+def test_vgp009_whole_card_is_the_trap_where_no_instance_is_that_large(upstream_vgpu_config: DeviceConfig) -> None:
+    facts = mig_facts(upstream_vgpu_config, ((A100_80_PCIE, 81920, "mig"),), ((A100_40_SXM, 40960, "hami-core"),))
+    r = review(gpu_pod({N: 1}, annotations={MODE: "mig"}), facts)
+    f = only(r, "VGP009")
+    assert f.severity is ERROR and r.allowed is False and "full-card trap" in f.message
+    assert f"{A100_80_PCIE} registers 81920 MiB, its largest instance is 80896 MiB" in f.message
+
+
+def test_vgp009_whole_card_counts_only_gpus_volcano_runs_as_mig_that_the_pod_may_use(
+        upstream_vgpu_config: DeviceConfig) -> None:
+    """A MIG GPU on a node whose last GPU is hami-core runs hami-core (`decodeNodeDevices`), and the type filter
+    narrows the GPUs as it does for VGP005."""
+    mixed = ((A100_40_SXM, 40960, "mig"), (A100_80_PCIE, 81920, "hami-core"))
+    trap = ((A100_80_PCIE, 81920, "mig"),)
+    assert only(review(gpu_pod({N: 1}, annotations={MODE: "mig"}), mig_facts(upstream_vgpu_config, mixed, trap)),
+                "VGP009").severity is ERROR
+    both = mig_facts(upstream_vgpu_config, ((A100_40_SXM, 40960, "mig"),), trap)
+    assert find(review(gpu_pod({N: 1}, annotations={MODE: "mig"}), both), "VGP009") == []
+    narrowed = review(gpu_pod({N: 1}, annotations={MODE: "mig", USE_TYPE: "80GB"}), both)
+    assert only(narrowed, "VGP009").severity is ERROR
+
+
+def test_vgp009_whole_card_without_mig_nodes_is_not_a_mig_finding(upstream_vgpu_config: DeviceConfig) -> None:
+    """No GPU runs MIG: no memory would help, the pod's mode matches no node (`why`: mode-mismatch)."""
+    facts = mig_facts(upstream_vgpu_config, ((A100_80_PCIE, 81920, "hami-core"),))
+    assert find(review(gpu_pod({N: 1}, annotations={MODE: "mig"}), facts), "VGP009") == []
+
+
+def test_vgp009_whole_card_with_a_config_without_geometries() -> None:
+    facts = with_config(device_config({"nvidia": {"resourceCountName": N}}))
+    f = only(review(gpu_pod({N: 1}, annotations={MODE: "mig"}), facts), "VGP009")
+    assert f.severity is ERROR and "no knownMigGeometries" in f.message
 
 
 def test_vgp009_memory_larger_than_every_mig_instance(upstream_vgpu_config: DeviceConfig) -> None:

@@ -145,7 +145,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             and the pod never fits; `3k` silently becomes 3000. The device plugin sets the container's
             `CUDA_DEVICE_MEMORY_LIMIT` to value × gpuMemoryFactor MiB. With cluster facts, a value
             larger than the registered memory of every eligible GPU (after the gputype and UUID
-            filters) never fits either.
+            filters) never fits either — unless a memory percentage Volcano reads overrides it
+            (`checkNodeGPUSharingPredicateAndScore` then books that share of each GPU and never reads
+            the memory).
 
             ```yaml
             volcano.sh/vgpu-memory: 3Gi    # bad: 3221225472 units
@@ -176,7 +178,9 @@ ENTRIES: tuple[CodeInfo, ...] = (
             with `Insufficient volcano.sh/vgpu-memory-percentage` unless nodes advertise it (inferred
             from code). A percentage of 0 books 0 MiB and one above 100 never fits (error). When both
             memory and percentage are set, Volcano uses the percentage and ignores `vgpu-memory`
-            (HAMi does the opposite), reported as a warning.
+            (HAMi does the opposite), reported as a warning. A percentage the device config does not
+            enable is never read: beside a memory (which Volcano books as written) or at 100 % (the
+            whole GPU it books anyway) that is a warning, otherwise an error (the pod gets whole GPUs).
 
             Evidence: docs/vgpu.md#vgpu-pod-request, docs/volcano.md#device-config-default, docs/volcano.md#docs-vs-code
             item 7, docs/volcano.md#known-problems #6; docs/vgpu.md#vgpu-pod-request,
@@ -246,9 +250,11 @@ ENTRIES: tuple[CodeInfo, ...] = (
             Volcano picks a MIG instance by memory: the request × gpuMemoryFactor (when the factor is
             above 1) is matched against the model's groups in ConfigMap order, taking the smallest
             instance at least that large; the first group with one wins. Without `vgpu-memory` the
-            request is 100 % of the registered GPU memory, which fits only if some instance is that
-            large: on an A100-80GB (about 81920 MiB registered, largest shipped instance `7g.80gb` =
-            80896) such a pod never fits (error). A request larger than every instance of every known
+            request is 100 % of the registered GPU memory, which fits only a GPU with an instance that
+            large: an A100-40GB (40960 MiB, `7g.40gb` = 40960) or an A30 (`4g.24gb`) takes it, an
+            A100-80GB (81920 MiB registered, largest shipped instance `7g.80gb` = 80896) never does.
+            With the cluster's GPUs known, that is an error when no MIG GPU the pod may use takes the
+            whole card; without them, a warning. A request larger than every instance of every known
             model never fits either (error). `vgpu-cores` is booked but MIG does not enforce it
             (warning).
 
@@ -256,7 +262,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             limits: {{volcano.sh/vgpu-number: 1, volcano.sh/vgpu-memory: 3000}}  # A100-40GB -> 1g.5gb
             ```
 
-            Evidence: docs/vgpu.md#vgpu-mig; docs/device-plugins.md#mig-geometry; {_VGPU_DIR}mig.go` (findMatch).
+            Evidence: docs/vgpu.md#vgpu-mig; docs/device-plugins.md#mig-geometry;
+            {_VGPU_DIR}mig.go` (findMatch, pickFromGroup).
             """,
         severities=(ERROR, WARNING),
     ),

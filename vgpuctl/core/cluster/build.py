@@ -1,9 +1,10 @@
 """Build a `ClusterSnapshot` from plain Kubernetes objects (a snapshot file or a live read).
 
 One pass over the objects: partition by kind, find the device config Volcano really reads (through the
-scheduler's `deviceshare` arguments), and hand each node the pods bound to it that are not
-Succeeded/Failed and carry annotations (usage is booked from nothing else). A node's registration is
-decoded into devices, and those pods' usage added, the first time the node's devices are read
+scheduler's `deviceshare` arguments), and hand each node the pods bound to it whose usage Volcano books
+(`books_devices`: not Succeeded/Failed, from 1.15 not being deleted) and that carry annotations (usage is
+booked from nothing else). A node's registration is decoded into devices, and those pods' usage added as
+Volcano's device ledger adds it (`_add_usage`, docs/vgpu.md#vgpu-ledger), the first time the node's devices are read
 (`NodeState.deferred`): the result is the same as decoding every node up front, but a command that looks
 at a few nodes, or at none of their devices, does not pay for all of them. Decoding problems become node
 findings with the codec's finding code; nothing here raises on malformed objects.
@@ -34,6 +35,7 @@ from vgpuctl.core.codecs.vgpu_register import decode_vgpu_register
 from vgpuctl.core.deviceconfig import (
     DeviceConfig,
     DeviceConfigDocumentError,
+    NvidiaConfig,
     VnpusForm,
     default_device_config,
     parse_device_config,
@@ -45,6 +47,8 @@ from vgpuctl.core.scheduler_config import SchedulerConf, SchedulerConfError, dev
 from vgpuctl.core.versions import (
     Version,
     accepts_vnpus_wrapper,
+    books_a_pod_once_per_gpu,
+    releasing_pods_book_no_device,
     requires_six_field_register,
     skips_malformed_vgpu_ids,
 )
@@ -69,8 +73,25 @@ _VGPU_IDS_ENTRY = re.compile(r"([^,:;\[\]]+),[^,:;]*,([0-9]+),([0-9]+):")
 _VGPU_IDS_ONE = re.compile(r"([^,:;\[\]]+),[^,:;]*,([0-9]{1,9}),([0-9]{1,9}):")  # one device, the usual case
 
 
+# Phases in which a pod with `metadata.deletionTimestamp` is Releasing to Volcano (`api/helpers.go getTaskStatus`);
+# Unknown (or no phase) stays Unknown and is booked like a running pod.
+_RELEASING_PHASES: Final = frozenset({"Running", "Pending"})
+
+
 def _m(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, dict) else _EMPTY
+
+
+def books_devices(meta: Mapping[str, Any], status: Any, releasing_books_none: bool = True) -> bool:
+    """Whether Volcano books the device usage of this bound pod: its task status is not Succeeded or Failed
+    (`cache/event_handlers.go addTask` skips terminated tasks) nor, with `releasing_books_none` (Volcano ≥ 1.15,
+    `versions.releasing_pods_book_no_device`), Releasing — Running or Pending with a `deletionTimestamp`
+    (`api/helpers.go getTaskStatus`), whose resources `api/node_info.go AddTask` counts as used and releasing
+    but never hands to the device ledger (`addResource`): the GPU it holds is free while the pod terminates."""
+    phase = status.get("phase") if isinstance(status, dict) else None
+    if phase in spec.DONE_POD_PHASES:
+        return False
+    return not releasing_books_none or meta.get("deletionTimestamp") is None or phase not in _RELEASING_PHASES
 
 
 def _name(obj: Mapping[str, Any]) -> tuple[str, str]:
@@ -106,11 +127,12 @@ def build_snapshot(
     daemonsets: list[Mapping[str, Any]] = []
     deployments: list[Mapping[str, Any]] = []
     runtime_classes: list[Mapping[str, Any]] = []
-    # node name → its pods that are not Succeeded/Failed and carry annotations (usage is booked from nothing
-    # else): on issue 17's fleet that is 8 of a node's 30 pods, and decoding is that much shorter
-    # (benchmarks/nodes_scale.py).
+    # node name → its pods whose usage Volcano books (`books_devices`) and that carry annotations (usage is
+    # booked from nothing else): on issue 17's fleet that is 8 of a node's 30 pods, and decoding is that much
+    # shorter (benchmarks/nodes_scale.py).
     bound: dict[str, list[Mapping[str, Any]]] = {}
-    done = spec.DONE_POD_PHASES
+    # Read as the given Volcano reads them; unknown: as the newest does.
+    releasing_free = volcano_version is None or releasing_pods_book_no_device(volcano_version)
     index = PodIndex(pods) if index_pods else None
     for obj in objects:
         if not isinstance(obj, dict):
@@ -123,7 +145,7 @@ def build_snapshot(
             pods.append(obj)
             if (isinstance(meta, dict) and meta.get("annotations") and isinstance(pod_spec, dict)
                     and isinstance(node_name := pod_spec.get("nodeName"), str)
-                    and (not isinstance(status, dict) or status.get("phase") not in done)):
+                    and books_devices(meta, status, releasing_free)):
                 bound.setdefault(node_name, []).append(obj)
         elif kind == "Node":
             nodes.append(obj)
@@ -144,15 +166,16 @@ def build_snapshot(
     else:
         device_config, source = _device_config(configmaps, args.geometries_cm_namespace, args.geometries_cm_name,
                                                volcano_version)
-    # Read as the given Volcano reads them; unknown: as the newest does.
     six = volcano_version is None or requires_six_field_register(volcano_version)
-    skips = volcano_version is None or skips_malformed_vgpu_ids(volcano_version)
-    factor = device_config.nvidia.memory_factor
-    slices = SliceNames.of(device_config)
+    booking = Booking(
+        factor=device_config.nvidia.memory_factor,
+        skips_bad_ids=volcano_version is None or skips_malformed_vgpu_ids(volcano_version),
+        once_per_gpu=volcano_version is None or books_a_pod_once_per_gpu(volcano_version),
+        slices=SliceNames.of(device_config), nvidia=device_config.nvidia)
 
     names = [_node_name(obj) for obj in nodes]
     last = {name: i for i, name in enumerate(names)}  # two nodes of one name: the pods count on the last one
-    states = [NodeState.deferred(name, obj, partial(_decode_node, factor, six, skips, slices,
+    states = [NodeState.deferred(name, obj, partial(_decode_node, six, booking,
                                                     bound.get(name, ()) if last[name] == i else ()))
               for i, (name, obj) in enumerate(zip(names, nodes, strict=True))]
     return ClusterSnapshot(
@@ -228,20 +251,30 @@ class SliceNames:
         return f"{mig.group}-{mig.position}" if 0 <= mig.position < self.mig.get(mig.group, 0) else spec.UNKNOWN_SLICE
 
 
-def _decode_node(factor: int, six_fields: bool, skips_bad_ids: bool, slices: SliceNames,
-                 pods: Sequence[Mapping[str, Any]], node: NodeState) -> None:
-    """Fill in `node` (fresh, same name and object): its devices, then the usage of the pods bound to it (a
-    malformed `vgpu-ids-new` device skipped, `skips_bad_ids`, as Volcano ≥ 1.16 does)."""
+@dataclass(frozen=True, slots=True)
+class Booking:
+    """How the Volcano in question books the allocations of the pods bound to a node (one per build)."""
+
+    factor: int  # gpuMemoryFactor
+    skips_bad_ids: bool  # a malformed `vgpu-ids-new` device is skipped (≥ 1.16), not read as 0
+    once_per_gpu: bool  # hami-core books a pod once per GPU (`versions.books_a_pod_once_per_gpu`)
+    slices: SliceNames
+    nvidia: NvidiaConfig  # the MIG geometries: whether Volcano runs a node in MIG mode
+
+
+def _decode_node(six_fields: bool, booking: Booking, pods: Sequence[Mapping[str, Any]], node: NodeState) -> None:
+    """Fill in `node` (fresh, same name and object): its devices, then the usage of the pods bound to it, as
+    `booking` says Volcano books it."""
     annotations = node.annotations
     subject = f"node/{node.name}"
     register = annotations.get(spec.NODE_VGPU_REGISTER)
     if register is not None:
-        _vgpu(node, register, factor, six_fields, subject)
+        _vgpu(node, register, booking.factor, six_fields, subject)
     _gpushare(node)
     _ascend(node, annotations, subject)
     _mindcluster(node)
     if pods and node.devices:
-        _add_usage(node, pods, factor, skips_bad_ids, slices)
+        _add_usage(node, pods, booking)
 
 
 def _vgpu(node: NodeState, register: Any, factor: int, six_fields: bool, subject: str) -> None:
@@ -346,10 +379,18 @@ def _mindcluster(node: NodeState) -> None:
         ))
 
 
-def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], factor: int, skips_bad_ids: bool,
-               slices: SliceNames) -> None:
-    """Book the allocation annotations of `pods` (bound to `node`, not finished, in snapshot order)."""
+def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], booking: Booking) -> None:
+    """Book the allocation annotations of `pods` (bound to `node`, booked by Volcano, in snapshot order).
+
+    vGPU usage is booked as Volcano's device ledger books it (`GPUDevices.addResource` → the node's sharing
+    factory's `AddPod`, `pkg/scheduler/api/devices/nvidia/vgpu/`): on a node Volcano runs in MIG mode, only
+    entries with a MIG id (`<uuid>[<group>-<pos>]`) — `MIGFactory.AddPod` fails on a plain GPU id in
+    `decodeMIGID` and books nothing of it — and a pod once per GPU, its first entry naming that GPU (`PodMap`
+    holds the pod after it); in hami-core mode the same unless `booking.once_per_gpu` is off (1.13, 1.14)."""
+    factor, skips_bad_ids, slices = booking.factor, booking.skips_bad_ids, booking.slices
     vgpus = {d.id: d for d in node.devices if d.family is spec.Family.VGPU}
+    mig_node = bool(vgpus) and volcano_mig_mode(node.devices, booking.nvidia)
+    once = booking.once_per_gpu or mig_node
     cards = {d.index: d for d in node.devices if d.family is spec.Family.GPUSHARE}
     npus = {d.id: d for d in node.devices if d.family is spec.Family.ASCEND_HAMI}
     chips = ({d.index: d for d in node.devices if d.family is spec.Family.ASCEND_MINDCLUSTER}
@@ -366,12 +407,15 @@ def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], factor: int, 
                 device = vgpus.get(uuid)
                 if device is None:
                     continue  # a UUID not on this node: the doctor's VGX002
+                known = pod_name in device.pods
+                if (mig_node and mig is None) or (once and known):
+                    continue  # MIG mode drops a plain id; a pod is booked once per GPU
                 device.memory_used += memory * factor
                 device.cores_used += cores
                 device.slots_used += 1
                 if mig is not None:
                     device.slices.append(slices.mig_slice(mig))
-                if pod_name not in device.pods:
+                if not known:
                     device.pods.append(pod_name)
         index = annotations.get(spec.ANN_GPU_INDEX) if cards else None
         if index is not None:
@@ -383,6 +427,13 @@ def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], factor: int, 
         npu = annotations.get(spec.ANN_NPU_CORE) if chips is not None else None
         if npu is not None and chips is not None:
             _mindcluster_usage(chips, pod_name, npu)
+
+
+def volcano_mig_mode(devices: Sequence[DeviceState], nvidia: NvidiaConfig) -> bool:
+    """Whether Volcano runs the node's GPUs in MIG mode (`decodeNodeDevices`): the last GPU of the register
+    annotation says `mig` and a `knownMigGeometries` model matches its type; else hami-core."""
+    last = next((d for d in reversed(devices) if d.family is spec.Family.VGPU), None)
+    return last is not None and last.mode == _MIG and nvidia.geometry_for(last.type) is not None
 
 
 def vgpu_allocations(value: Any, skips_bad_entries: bool = True) -> list[tuple[str, MigSlot | None, int, int]]:

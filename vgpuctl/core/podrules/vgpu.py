@@ -125,17 +125,30 @@ def _container(ctx: PodContext, c: ContainerView, mode: str | None) -> None:
             ctx.emit_for(c, "VGP004", ERROR, f"{n.vgpu_cores} {why}")
         else:
             cores = w.value
+    raw_percentage = values.get(n.vgpu_percentage, ABSENT)
     raw = values.get(n.vgpu_memory, ABSENT)
-    memory = _memory(ctx, c, mode, raw) if raw is not ABSENT else None
-    raw = values.get(n.vgpu_percentage, ABSENT)
-    percentage = _percentage(ctx, c, raw, memory is not None) if raw is not ABSENT else None
+    memory = (_memory(ctx, c, mode, raw, raw_percentage is not ABSENT and _percentage_read(ctx, raw_percentage))
+              if raw is not ABSENT else None)
+    percentage = (_percentage(ctx, c, raw_percentage, memory is not None) if raw_percentage is not ABSENT
+                  else None)
     if mode == _MIG:
         _mig(ctx, c, values, memory, percentage, cores)
     _resolution(ctx, c, values, count, cores, memory, percentage, mode)
 
 
-def _memory(ctx: PodContext, c: ContainerView, mode: str | None, raw: Any) -> int | None:
-    """VGP005 on the container's vgpu-memory `raw`; returns it when it is a usable count."""
+def _percentage_read(ctx: PodContext, raw: Any) -> bool:
+    """Whether Volcano books the container's memory from its vgpu-memory-percentage `raw` instead of its
+    vgpu-memory: the device config names the percentage resource and the value is a whole number
+    (`ExtractResourceRequest`; `checkNodeGPUSharingPredicateAndScore` then ignores the memory)."""
+    config = ctx.facts.device_config
+    if config is not None and config.nvidia.resource_memory_percentage_name != ctx.names.vgpu_percentage:
+        return False
+    return whole_number(raw).value is not None
+
+
+def _memory(ctx: PodContext, c: ContainerView, mode: str | None, raw: Any, overridden: bool) -> int | None:
+    """VGP005 on the container's vgpu-memory `raw`; returns it when it is a usable count. When a percentage
+    `overridden` it, its size is not compared with the GPUs: Volcano books the percentage of each GPU."""
     n = ctx.names
     w = whole_number(raw)
     if w.unit:
@@ -152,7 +165,7 @@ def _memory(ctx: PodContext, c: ContainerView, mode: str | None, raw: Any) -> in
         why = w.problem or f"{w.value} is not a positive number of {_unit(_memory_factor(ctx))}"
         ctx.emit_for(c, "VGP005", ERROR, f"{n.vgpu_memory} {why}")
         return None
-    if mode != _MIG and ctx.facts.gpu_devices:  # GPUs known: else there is nothing to compare with
+    if mode != _MIG and not overridden and ctx.facts.gpu_devices:  # GPUs known: else nothing to compare with
         largest = largest_eligible_memory(ctx)
         if largest is not None and w.value > largest:
             ctx.emit_for(c, "VGP005", ERROR,
@@ -184,16 +197,20 @@ def _suggest_mib(raw: object, factor: int) -> str:
 def _percentage(ctx: PodContext, c: ContainerView, raw: Any, has_memory: bool) -> int | None:
     """VGP006 on the container's vgpu-memory-percentage `raw`; returns it when Volcano uses it."""
     n = ctx.names
+    config = ctx.facts.device_config
+    if config is not None and config.nvidia.resource_memory_percentage_name != n.vgpu_percentage:
+        # Whatever its value: `ExtractResourceRequest` never reads it. With a memory, Volcano places the pod as
+        # that memory says, and 100 % is the whole GPU it books anyway: a mistake to say, not a pod to refuse.
+        # Without either, the pod gets whole GPUs instead of its share: refused.
+        ctx.emit_for(c, "VGP006", WARNING if has_memory or whole_number(raw).value == 100 else ERROR,
+                     f"{n.vgpu_percentage} is not enabled: the device config does not set "
+                     "nvidia.resourceMemoryPercentageName, so Volcano ignores it and books "
+                     + (f"the {n.vgpu_memory} instead" if has_memory else "whole GPUs"))
+        return None
     w = whole_number(raw)
     if w.value is None or not 1 <= w.value <= 100:
         why = w.problem or f"{w.value} is outside 1..100"
         ctx.emit_for(c, "VGP006", ERROR, f"{n.vgpu_percentage} {why}")
-        return None
-    config = ctx.facts.device_config
-    if config is not None and config.nvidia.resource_memory_percentage_name != n.vgpu_percentage:
-        ctx.emit_for(c, "VGP006", ERROR,
-                     f"{n.vgpu_percentage} is not enabled: the device config does not set "
-                     "nvidia.resourceMemoryPercentageName, so Volcano ignores it and books whole GPUs")
         return None
     # With nodes known but no version, the newest Volcano is assumed, as `why` and `doctor` assume it.
     version, advertised = ctx.facts.volcano_version or NEWEST_VOLCANO, ctx.facts.node_resources
@@ -214,9 +231,7 @@ def _mig(ctx: PodContext, c: ContainerView, values: Mapping[str, Any], memory: i
          cores: int | None) -> None:
     n = ctx.names
     if n.vgpu_memory not in values and percentage is None:
-        ctx.emit_for(c, "VGP009", ERROR,
-                     f"vgpu-mode mig without {n.vgpu_memory} asks for a whole GPU's registered memory, "
-                     "which no MIG instance has (full-card trap)")
+        _whole_card(ctx, c)
     config = ctx.facts.device_config
     if config is not None and memory is not None:
         geometries = config.nvidia.known_mig_geometries
@@ -234,6 +249,63 @@ def _mig(ctx: PodContext, c: ContainerView, values: Mapping[str, Any], memory: i
         ctx.emit_for(c, "VGP009", WARNING,
                      f"{n.vgpu_cores}: {cores} with vgpu-mode mig is booked but not enforced; a MIG "
                      "instance's compute is fixed by its profile")
+
+
+def _whole_card(ctx: PodContext, c: ContainerView) -> None:
+    """VGP009 for a MIG request without memory: Volcano asks for 100 % of each GPU's registered memory (× the
+    factor), and `mig.go pickFromGroup` places it only on a GPU with an instance at least that large — an
+    A100-40GB's `7g.40gb` (40960 ≥ 40960 MiB) or an A30's `4g.24gb` take it, an A100-80GB's `7g.80gb` (80896 <
+    81920 MiB) never does. An error when the cluster's MIG GPUs are known and none takes it; a warning
+    when they are not known."""
+    n = ctx.names
+    config = ctx.facts.device_config
+    if config is not None and not config.nvidia.known_mig_geometries:
+        ctx.emit_for(c, "VGP009", ERROR,
+                     "vgpu-mode mig but the device config has no knownMigGeometries; Volcano runs "
+                     "every GPU as hami-core, so no node ever matches mig")
+        return
+    prefix = f"vgpu-mode mig without {n.vgpu_memory} asks for each GPU's whole registered memory"
+    if not ctx.facts.gpu_devices:
+        ctx.emit_for(c, "VGP009", WARNING,
+                     f"{prefix}: only a MIG GPU with an instance that large takes it (an A100-40GB's 7g.40gb "
+                     "does; an A100-80GB registers 81920 MiB and its largest instance is 80896: the full-card "
+                     "trap, it never fits there)")
+        return
+    takers, traps = _whole_card_gpus(ctx)
+    if takers or not traps:  # some MIG GPU takes it, or none is eligible at all (no MIG node: not a MIG matter)
+        return
+    shown = "; ".join(f"{t} registers {mib} MiB, its largest instance is {largest} MiB"
+                      for t, (mib, largest) in sorted(traps.items()))
+    ctx.emit_for(c, "VGP009", ERROR,
+                 f"{prefix}, which no instance of the cluster's MIG GPUs has (full-card trap): {shown}")
+
+
+def _whole_card_gpus(ctx: PodContext) -> tuple[int, dict[str, tuple[int, int]]]:
+    """Of the GPUs the pod's filters allow on nodes Volcano runs in MIG mode (the last GPU registered `mig`
+    with a known model, `decodeNodeDevices`), registered `mig` themselves with a known model: how many have
+    an instance at least their registered memory (× gpuMemoryFactor), and for the others, type → (that
+    memory, their largest instance). Memoised per facts and filter."""
+
+    def compute() -> tuple[int, dict[str, tuple[int, int]]]:
+        nvidia = ctx.facts.volcano_device_config.nvidia
+        factor = nvidia.memory_factor
+        takers, traps = 0, {}
+        for node in ctx.facts.vgpu_nodes or ():
+            last = node.devices[-1] if node.devices else None
+            if last is None or last.mode != _MIG or nvidia.geometry_for(last.type) is None:
+                continue  # a hami-core node: a mig pod never matches its mode
+            for d in _eligible(ctx, node.devices):
+                geometry = nvidia.geometry_for(d.type) if d.mode == _MIG else None
+                if geometry is None:
+                    continue
+                if geometry.largest_instance >= d.memory * factor:
+                    takers += 1
+                else:
+                    traps[d.type] = (d.memory * factor, geometry.largest_instance)
+        return takers, traps
+
+    found: tuple[int, dict[str, tuple[int, int]]] = _memoised(ctx, "mig-whole-card", compute)
+    return found
 
 
 def _resolution(ctx: PodContext, c: ContainerView, values: Mapping[str, Any], count: int | None, cores: int | None,

@@ -172,8 +172,13 @@ def _gpus(node: NodeState, env: WhyEnv, mode: str) -> list[_Gpu]:
 
 
 def _mig_usage(gpu: _Gpu, factor: int) -> None:
-    """Volcano's `addMigUsed` per booked slice: the group in use, used instances, booked = instance memory."""
-    if gpu.geometry is None or not gpu.state.slices:
+    """Volcano's `addMigUsed` per booked slice: the group in use, used instances, booked = instance memory.
+
+    On a MIG-mode node the model books only MIG ids (`MIGFactory.AddPod`, cluster/build.py `_add_usage`), each
+    with the memory of its instance in the GPU's own geometry: nothing for a group the geometry lacks, nor on
+    a GPU registered in another mode (its `MigTemplate` is empty)."""
+    if gpu.geometry is None:
+        gpu.used_mem = 0
         return
     booked = 0
     for text in gpu.state.slices:
@@ -253,8 +258,10 @@ def _group_of(namespace: str, annotations: Mapping[str, Any]) -> str:
     return f"{namespace}/{group}" if isinstance(group, str) and group else ""
 
 
-def _same_group_pod(gpu: _Gpu, key: str, env: WhyEnv) -> str | None:
-    """A pod of PodGroup `key` already using this GPU with non-zero memory or cores (`deviceHasPodFromSameGroup`)."""
+def _same_group_pod(gpu: _Gpu, key: str, env: WhyEnv, mode: str) -> str | None:
+    """A pod of PodGroup `key` already using this GPU with non-zero memory or cores (`deviceHasPodFromSameGroup`):
+    its usage in the GPU's `PodMap` is that of the entry the ledger booked (the first naming the GPU; on a
+    MIG-mode node the first with a MIG id, booked at its instance's memory)."""
     for name in gpu.state.pods:
         other = env.pod(name)
         if other is None:
@@ -265,9 +272,23 @@ def _same_group_pod(gpu: _Gpu, key: str, env: WhyEnv) -> str | None:
             continue
         for alloc in decode_vgpu_ids(annotations.get(spec.ANN_VGPU_IDS_NEW),
                                      skips_bad_entries=env.skips_malformed_vgpu_ids).devices:
-            if gpu.state.id and gpu.state.id in alloc.device_id and (alloc.memory or alloc.cores or alloc.mig):
+            if not gpu.state.id or gpu.state.id not in alloc.device_id or (mode == _MIG and alloc.mig is None):
+                continue
+            if alloc.cores or (_mig_memory(gpu, alloc.mig.group, alloc.mig.position) if alloc.mig is not None
+                               and mode == _MIG else alloc.memory):
                 return name
+            break
     return None
+
+
+def _mig_memory(gpu: _Gpu, group_name: str, position: int) -> int:
+    """The memory (MiB) `addMigUsed` books for slot `position` of group `group_name` on this GPU (0: not in its
+    geometry)."""
+    for group in gpu.geometry.groups if gpu.geometry is not None else ():
+        if group.name == group_name:
+            found = _find_position(group, position)
+            return found[0].memory if found is not None else 0
+    return 0
 
 
 def _exclusive_reserved(pod: PodRequest, node: NodeState, env: WhyEnv, mode: str) -> dict[str, str]:
@@ -309,7 +330,7 @@ def _check(pod: PodRequest, req: VgpuRequest, gpu: _Gpu, i: int, env: WhyEnv, mo
     if gpu.number <= gpu.used_num:
         return Miss(Reason.SLOTS_EXHAUSTED, f"GPU {i}: all {gpu.number} slots in use", 4.0)
     if group_key:
-        other = _same_group_pod(gpu, group_key, env)
+        other = _same_group_pod(gpu, group_key, env, mode)
         if other is not None:
             return Miss(Reason.PODGROUP_SPREAD, f"GPU {i}: already used by {other} of the same PodGroup "
                                                 f"({spec.ANN_PODGROUP_POLICY}: spread)", 5.0)

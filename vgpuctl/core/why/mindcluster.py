@@ -19,9 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vgpuctl.core import spec
+from vgpuctl.core.cluster.build import books_devices
 from vgpuctl.core.cluster.model import NodeState
 from vgpuctl.core.codecs.ascend_pod import decode_npu_core
 from vgpuctl.core.podrules.mindcluster import template_for
+from vgpuctl.core.versions import releasing_pods_book_no_device
 from vgpuctl.core.why.model import DeviceChoice, Miss, NodeVerdict, Reason
 from vgpuctl.core.why.request import PodRequest, quantity_value
 from vgpuctl.core.why.scheduler_env import WhyEnv, mapping
@@ -64,8 +66,14 @@ def _chips(node: NodeState, env: WhyEnv) -> tuple[list[_Chip], set[str]]:
              for d in node.devices if d.family is FAMILY}
     per_chip = next((d.cores_total for d in node.devices if d.family is FAMILY), spec.DEFAULT_CORES_PER_310P_CHIP)
     in_use: set[str] = set()
+    # The chips' usage is the device ledger's: a pod being deleted books none from 1.15 (`books_devices`);
+    # `_idle_cores` below is the generic resource check, which still counts it.
+    releasing_none = env.volcano_version is None or releasing_pods_book_no_device(env.volcano_version)
     for pod in env.pods_on(node.name):
-        annotations = mapping(mapping(pod.get("metadata")).get("annotations"))
+        meta = mapping(pod.get("metadata"))
+        if not books_devices(meta, pod.get("status"), releasing_none):
+            continue
+        annotations = mapping(meta.get("annotations"))
         decoded = decode_npu_core(annotations.get(spec.ANN_NPU_CORE))
         if not decoded.chips:
             continue

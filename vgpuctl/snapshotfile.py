@@ -1,9 +1,8 @@
 """Snapshot files: a cluster's objects on disk (an adapter: file I/O only).
 
-A snapshot is what `kubectl get nodes,pods,configmaps,daemonsets,deployments,runtimeclasses -A -o yaml`
-prints — a `kind: List` — or the same as JSON, or multi-document YAML, any of them gzip-compressed
-(docs/contracts.md#interfaces)
-(without `runtimeclasses` too: the checks that need them then skip). Users
+A snapshot is what `kubectl get <SNAPSHOT_KINDS> -A -o yaml` prints (`KUBECTL_SNAPSHOT`) — a `kind: List` —
+or the same as JSON, or multi-document YAML, any of them gzip-compressed (docs/contracts.md#interfaces)
+(without `runtimeclasses` or the DRA kinds too: the checks that need them then skip). Users
 can make one without installing vgpuctl, and `doctor --snapshot` reads it exactly as the live reader's
 output, so every cluster check is testable from files. `vgpuctl snapshot save` writes the same shape plus
 the API server version in the List annotation `vgpuctl.io/server-version` and the kinds it listed in
@@ -53,7 +52,11 @@ try:  # libyaml writes a 40,000-pod snapshot ~10x faster than the pure-Python em
     _Dumper: Any = yaml.CSafeDumper
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Dumper = yaml.SafeDumper
-_KUBECTL = "kubectl get nodes,pods,configmaps,daemonsets,deployments,runtimeclasses -A -o yaml"
+#: What a snapshot holds, as `kubectl get` names it: what the cluster model reads, the DRA kinds included.
+SNAPSHOT_KINDS = ("nodes", "pods", "configmaps", "daemonsets", "deployments", "runtimeclasses", "resourceslices",
+                  "deviceclasses", "resourceclaims", "resourceclaimtemplates")
+KUBECTL_SNAPSHOT = f"kubectl get {','.join(SNAPSHOT_KINDS)} -A -o yaml"
+_KUBECTL = KUBECTL_SNAPSHOT
 
 
 @dataclass(frozen=True)

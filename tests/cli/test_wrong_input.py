@@ -19,9 +19,10 @@ import yaml
 from tests.cli.conftest import EXAMPLES
 from tests.cli.test_hostile_input import POD, one_line_usage_error, write
 from vgpuctl.errors import UsageError
+from vgpuctl.snapshotfile import KUBECTL_SNAPSHOT
 from vgpuctl.sources import load_device_config
 
-KUBECTL = "(kubectl get nodes,pods,configmaps,daemonsets,deployments,runtimeclasses -A -o yaml > cluster.yaml)"
+KUBECTL = f"({KUBECTL_SNAPSHOT} > cluster.yaml)"
 DEVICE_CONFIG = EXAMPLES / "volcano-vgpu-device-config.yaml"
 MIG_POD = EXAMPLES / "vgpu" / "mig-pod.yaml"
 SERVICE = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}, "spec": {"ports": [{"port": 80}]}}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 import time
@@ -53,8 +54,9 @@ def test_request_count_grows_only_by_pages(cluster: FakeCluster, api: ApiClient,
     cluster.serve(nodes=node_count, pods=800)
     live = read_cluster(api, page_size=500)
     assert len(names(live, "Node")) == node_count
-    # /version + node pages + 2 pod pages + daemonsets + deployments + runtimeclasses + 2 ConfigMap namespaces
-    assert len(cluster.requests()) == 1 + math.ceil(node_count / 500) + 2 + 1 + 1 + 1 + 2
+    # /version + node pages + 2 pod pages + daemonsets + deployments + runtimeclasses + the DRA group (404 here)
+    # + 2 ConfigMap namespaces
+    assert len(cluster.requests()) == 1 + math.ceil(node_count / 500) + 2 + 1 + 1 + 1 + 1 + 2
 
 
 def test_only_the_configmaps_that_matter(cluster: FakeCluster, api: ApiClient) -> None:
@@ -217,3 +219,60 @@ def test_an_answer_over_the_bound_is_an_error_not_memory(cluster: FakeCluster, a
     cluster.serve_list("/api/v1/pods", "v1", "PodList", big)
     with pytest.raises(PageTooLargeError):  # even one item per page is over the bound
         list(RawClient(api, (5, 30)).pages("/api/v1/pods", [], 500, max_bytes=2 << 20))
+
+
+def _dra_group(cluster: FakeCluster, *versions: str) -> None:
+    body = {"kind": "APIGroup", "apiVersion": "v1", "name": "resource.k8s.io",
+            "versions": [{"groupVersion": f"resource.k8s.io/{v}", "version": v} for v in versions]}
+    cluster.route("/apis/resource.k8s.io", lambda _r: Response(json.dumps(body), content_type="application/json"))
+
+
+@pytest.mark.parametrize(("served", "read"), [(("v1", "v1beta2"), "v1"), (("v1beta2", "v1beta1"), "v1beta2"),
+                                              (("v1beta1",), "v1beta1")])
+def test_dra_objects_are_read_at_the_newest_version_served(cluster: FakeCluster, api: ApiClient,
+                                                            served: tuple[str, ...], read: str) -> None:
+    """Issue 25: ResourceSlices, DeviceClasses, ResourceClaims and ResourceClaimTemplates are collected, at the
+    newest version of resource.k8s.io the server serves (v1 from Kubernetes 1.34), paginated like the rest."""
+    cluster.serve()
+    _dra_group(cluster, *served)
+    base = f"/apis/resource.k8s.io/{read}"
+    slice_ = {"metadata": {"name": "gpu-0-slice"}, "spec": {"driver": "gpu.nvidia.com", "nodeName": "gpu-0",
+                                                            "devices": [{"name": "gpu-0"}]}}
+    cluster.serve_list(f"{base}/resourceslices", f"resource.k8s.io/{read}", "ResourceSliceList", [slice_] * 3)
+    cluster.serve_list(f"{base}/deviceclasses", f"resource.k8s.io/{read}", "DeviceClassList",
+                       [{"metadata": {"name": "gpu.nvidia.com"}}])
+    cluster.serve_list(f"{base}/resourceclaims", f"resource.k8s.io/{read}", "ResourceClaimList",
+                       [{"metadata": {"name": "c", "namespace": "ml"}}])
+    cluster.serve_list(f"{base}/resourceclaimtemplates", f"resource.k8s.io/{read}", "ResourceClaimTemplateList", [])
+    live = read_cluster(api, page_size=2)
+    kinds = {o["kind"]: o["apiVersion"] for o in live.data.objects if o["apiVersion"].startswith("resource.k8s.io")}
+    assert kinds == {"ResourceSlice": f"resource.k8s.io/{read}", "DeviceClass": f"resource.k8s.io/{read}",
+                     "ResourceClaim": f"resource.k8s.io/{read}"}
+    assert sum(o["kind"] == "ResourceSlice" for o in live.data.objects) == 3
+    assert len(cluster.requests(f"{base}/resourceslices")) == 2  # two pages of 2
+    assert live.data.kinds is not None and {"ResourceSlice", "DeviceClass", "ResourceClaim",
+                                            "ResourceClaimTemplate"} <= live.data.kinds
+    assert live.problems == []
+
+
+def test_a_server_without_dra_is_not_an_error(cluster: FakeCluster, api: ApiClient) -> None:
+    """No resource.k8s.io (404), or only versions vgpuctl does not read: not collected, no finding."""
+    cluster.serve()
+    live = read_cluster(api)
+    assert live.problems == [] and live.data.kinds is not None and "ResourceSlice" not in live.data.kinds
+    _dra_group(cluster, "v1alpha3")
+    live = read_cluster(api)
+    assert live.problems == [] and "ResourceSlice" not in (live.data.kinds or set())
+    assert cluster.requests("/apis/resource.k8s.io/v1alpha3/resourceslices") == []
+
+
+def test_a_dra_list_the_api_refuses_is_a_finding(cluster: FakeCluster, api: ApiClient) -> None:
+    cluster.serve()
+    _dra_group(cluster, "v1")
+    for plural, kind in (("resourceslices", "ResourceSliceList"), ("deviceclasses", "DeviceClassList"),
+                         ("resourceclaimtemplates", "ResourceClaimTemplateList")):
+        cluster.serve_list(f"/apis/resource.k8s.io/v1/{plural}", "resource.k8s.io/v1", kind, [])
+    cluster.fail_status("/apis/resource.k8s.io/v1/resourceclaims", 403, "Forbidden", "resourceclaims is forbidden")
+    live = read_cluster(api)
+    assert [f.subject for f in live.problems] == ["list/resourceclaims"]
+    assert "ResourceClaim" not in (live.data.kinds or set())

@@ -27,14 +27,14 @@ from vgpuctl.core.findings import ExitStatus, Severity
 from vgpuctl.core.versions import Version
 from vgpuctl.errors import UsageError
 from vgpuctl.render import OutputFormat, dump
-from vgpuctl.snapshotfile import gc_paused
+from vgpuctl.snapshotfile import KUBECTL_SNAPSHOT, gc_paused
 from vgpuctl.sources import load_device_config
 
-EPILOG = """[bold]Examples[/bold]
+EPILOG = f"""[bold]Examples[/bold]
 
   vgpuctl doctor                                   # the cluster of the current kubeconfig context
   vgpuctl doctor --snapshot examples/clusters/broken.yaml
-  kubectl get nodes,pods,configmaps,daemonsets,deployments,runtimeclasses -A -o json > snap.json
+  {KUBECTL_SNAPSHOT.replace("-o yaml", "-o json")} > snap.json
   vgpuctl doctor --snapshot snap.json
   vgpuctl doctor -o json --fail-on warning         # for CI: exit 1 on any warning
   vgpuctl doctor --pre                             # can `vgpuctl install` succeed here?

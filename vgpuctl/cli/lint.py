@@ -41,7 +41,7 @@ def lint_command(
         ..., metavar="PATH...", help=f"Files, directories (recursive) or - for stdin; each {INPUT_LIMIT.help()}."),
     output: OutputFormat = output_option(),
     snapshot: str | None = snapshot_option(
-        help="A cluster snapshot (kubectl get nodes,pods,configmaps,daemonsets,deployments -A -o yaml): "
+        help="A cluster snapshot (kubectl get nodes,pods,configmaps,… -A -o yaml; see doctor --help): "
         "enables the cluster-aware rules (GPU counts, memories, types, UUIDs, NPU capacities)."),
     device_config: str | None = typer.Option(
         None, "--device-config", metavar="FILE",

@@ -1,7 +1,7 @@
 """`vgpuctl snapshot save`: write what the doctor reads from a live cluster to a file, without Secrets.
 
-The file has the shape of `kubectl get nodes,pods,configmaps,daemonsets,deployments,runtimeclasses -A -o yaml`
-plus the API server version and the kinds listed, so `doctor --snapshot`, `nodes --snapshot` and
+The file has the shape of what `snapshotfile.KUBECTL_SNAPSHOT` prints (nodes, pods, configmaps, …, the DRA
+kinds) plus the API server version and the kinds listed, so `doctor --snapshot`, `nodes --snapshot` and
 `lint --snapshot` can run later, offline or on another machine (support cases, air-gapped clusters).
 """
 
@@ -19,9 +19,10 @@ from vgpuctl.cli.env import fail, guarded, stderr
 from vgpuctl.cli.kubeopts import cluster_errors, connect, context_option, kubeconfig_option
 from vgpuctl.core.findings import ExitStatus
 from vgpuctl.errors import UsageError
-from vgpuctl.snapshotfile import save_snapshot
+from vgpuctl.snapshotfile import KUBECTL_SNAPSHOT, save_snapshot
 
-EPILOG = """[bold]Examples[/bold]
+KUBECTL_JSON = KUBECTL_SNAPSHOT.replace("-o yaml", "-o json")
+EPILOG = f"""[bold]Examples[/bold]
 
   vgpuctl snapshot save cluster.yaml
   vgpuctl snapshot save cluster.json.gz --context prod
@@ -31,7 +32,7 @@ EPILOG = """[bold]Examples[/bold]
 Large clusters: prefer .json or .json.gz; JSON snapshots load ~100× faster than YAML.
 Without vgpuctl on the machine that can reach the cluster, this makes an equivalent file:
 
-  kubectl get nodes,pods,configmaps,daemonsets,deployments,runtimeclasses -A -o json > cluster.json
+  {KUBECTL_JSON} > cluster.json
 """
 
 snapshot_app = typer.Typer(

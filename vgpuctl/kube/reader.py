@@ -61,6 +61,36 @@ CONFIGMAPS = _Resource("configmaps", "/api/v1", "v1", "ConfigMap")
 #: (Kubernetes < 1.20) answers 404: then they are simply not collected, and the checks needing them skip.
 RUNTIMECLASSES = _Resource("runtimeclasses", "/apis/node.k8s.io/v1", "node.k8s.io/v1", "RuntimeClass")
 
+#: The DRA group's kinds (issue: one GPU, one owner): ResourceSlices and DeviceClasses are cluster-scoped,
+#: ResourceClaims and their templates namespaced. Served as resource.k8s.io/v1 from Kubernetes 1.34,
+#: v1beta2 (1.33) and v1beta1 (1.32) before: the version is the first of `DRA_VERSIONS` the server lists
+#: (`dra_version`); none (a server without DRA) means not collected, and the checks needing them skip.
+DRA_GROUP = "resource.k8s.io"
+DRA_VERSIONS = ("v1", "v1beta2", "v1beta1")
+DRA_KINDS = (("resourceslices", "ResourceSlice", False), ("deviceclasses", "DeviceClass", False),
+             ("resourceclaims", "ResourceClaim", True), ("resourceclaimtemplates", "ResourceClaimTemplate", True))
+
+
+def dra_resources(version: str) -> list[tuple[_Resource, bool]]:
+    """(the resource, namespaced) of each DRA kind at `version` of resource.k8s.io."""
+    path = f"/apis/{DRA_GROUP}/{version}"
+    return [(_Resource(plural, path, f"{DRA_GROUP}/{version}", kind), namespaced)
+            for plural, kind, namespaced in DRA_KINDS]
+
+
+def dra_version(client: RawClient) -> str | None:
+    """The newest version of resource.k8s.io vgpuctl reads that the server serves; None when it serves the
+    group in none of them (or not at all: 404)."""
+    try:
+        group = client.get(f"/apis/{DRA_GROUP}")
+    except ReadError as exc:
+        if exc.status == 404:
+            return None
+        raise
+    served = {v.get("version") for v in group.get("versions") or [] if isinstance(v, dict)}
+    return next((v for v in DRA_VERSIONS if v in served), None)
+
+
 #: Namespace → ConfigMap names (a trailing `*` is a prefix) the model reads: the scheduler config,
 #: the device configs of the vGPU and Ascend plugins, per-node configs, and MindCluster's device info.
 WANTED_CONFIGMAPS: dict[str, tuple[str, ...]] = {
@@ -265,8 +295,9 @@ def read_cluster(
     timeout: Timeout = (5, 30),
     progress: Progress | None = None,
 ) -> LiveRead:
-    """Nodes, Pods, DaemonSets and Deployments (all namespaces, or only `namespaces`), RuntimeClasses, the
-    ConfigMaps in `WANTED_CONFIGMAPS`, and the server's `gitVersion` — or `ClusterUnreachable`."""
+    """Nodes, Pods, DaemonSets and Deployments (all namespaces, or only `namespaces`), RuntimeClasses, the DRA
+    objects (`DRA_KINDS`, where the server has DRA), the ConfigMaps in `WANTED_CONFIGMAPS`, and the server's
+    `gitVersion` — or `ClusterUnreachable`."""
     client = RawClient(api_client, timeout)
     problems: list[Finding] = []
     objects: list[dict[str, Any]] = []
@@ -287,6 +318,15 @@ def read_cluster(
     plan: list[tuple[_Resource, str | None, tuple[str, ...] | None]] = [(NODES, None, None)]
     plan += [(r, ns, None) for r in (PODS, DAEMONSETS, DEPLOYMENTS) for ns in scopes]
     plan.append((RUNTIMECLASSES, None, None))
+    try:
+        version = dra_version(client)
+    except ReadError as exc:
+        version = None
+        problems.append(_finding(f"get/{DRA_GROUP}", f"cannot read which versions of {DRA_GROUP} the API server "
+                                                     f"serves: {exc}; DRA objects not collected"))
+    if version is not None:
+        for resource, namespaced in dra_resources(version):
+            plan += [(resource, ns, None) for ns in scopes] if namespaced else [(resource, None, None)]
     # ConfigMaps: one paginated list per namespace, filtered by name here. A field selector matches only
     # exact names (no `mindx-dl-deviceinfo-*` prefix, one name per request), and a GET per name would be
     # one call per node for MindCluster's per-node ConfigMaps; the two namespaces hold few ConfigMaps.

@@ -253,3 +253,58 @@ def test_why_rejects_exactly_what_lint_denies(run, path: Path) -> None:
     assert sorted(f["code"] for f in report["findings"] if f["severity"] == "error") == errors
     if not lint["allowed"]:
         assert why.exit_code == 1
+
+
+# ---- issue 24: the node-level checks (docs/volcano.md#allocate-predicate) ------------------------------------------
+
+def _pod_file(tmp_path: Path, name: str, **spec: object) -> str:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "ml"},
+           "spec": {"schedulerName": "volcano", **spec}}
+    pod["spec"].setdefault("containers", [{"name": "c", "resources": {"limits": {
+        "volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "1024"}}}])
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(pod))
+    return str(path)
+
+
+def test_a_selector_nobody_has_and_500_cpu_fit_no_node(run, tmp_path: Path) -> None:
+    """The issue's example: once "fits 4 nodes", now no node, the allocate action's cpu check first."""
+    big = {"requests": {"cpu": "500", "memory": "4Ti"},
+           "limits": {"volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "1024", "cpu": "500", "memory": "4Ti"}}
+    path = _pod_file(tmp_path, "big", nodeSelector={"zone": "nowhere"}, containers=[{"name": "c", "resources": big}])
+    result = run("why", "-f", path, "--snapshot", HEALTHY, "-o", "json")
+    assert result.exit_code == 1
+    report = result.json()
+    validate("why-report.schema.json", report)
+    assert report["verdict"] == "no-fit" and report["fits"] == []
+    [group] = report["unfit"]
+    assert group["reason"] == "insufficient-resource" and group["count"] == 5
+    assert "Insufficient cpu: the pod requests 500; the node has 64 allocatable, 64 idle" in group["message"]
+    assert "node-selector (nodeSelector zone=nowhere)" in group["message"]
+    table = run("why", "-f", path, "--snapshot", HEALTHY)
+    assert table.exit_code == 1 and "fits no node" in table.stdout and "insufficient-resource" in table.stdout
+
+
+def test_taints_and_cordons_in_a_snapshot(run, tmp_path: Path) -> None:
+    objects = yaml.safe_load(Path(HEALTHY).read_text())
+    for item in objects["items"]:
+        name = item["metadata"]["name"]
+        if item["kind"] == "Node" and name in ("gpu-node-0", "gpu-node-1"):
+            item.setdefault("spec", {})["taints"] = [{"key": "nvidia.com/gpu", "value": "present",
+                                                      "effect": "NoSchedule"}]
+        if item["kind"] == "Node" and name == "gpu-mig-0":
+            item.setdefault("spec", {})["unschedulable"] = True
+    snapshot = tmp_path / "tainted.yaml"
+    snapshot.write_text(yaml.safe_dump(objects))
+    result = run("why", "-f", _pod_file(tmp_path, "small"), "--snapshot", str(snapshot), "-o", "json")
+    assert result.exit_code == 1
+    report = result.json()
+    validate("why-report.schema.json", report)
+    groups = {g["reason"]: g for g in report["unfit"]}
+    assert groups["taint"]["nodes"] == ["gpu-node-0", "gpu-node-1"]
+    assert "untolerated taint nvidia.com/gpu=present:NoSchedule" in groups["taint"]["message"]
+    assert groups["node-unschedulable"]["nodes"] == ["gpu-mig-0"]
+    assert report["closest"][0]["reason"] == "taint"  # its devices fit: closer than the nodes without GPUs
+    tolerant = _pod_file(tmp_path, "tolerant", tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists"}])
+    fits = run("why", "-f", tolerant, "--snapshot", str(snapshot), "-o", "json")
+    assert fits.exit_code == 0 and [p["node"] for p in fits.json()["fits"]] == ["gpu-node-0", "gpu-node-1"]

@@ -64,9 +64,12 @@ class WatchedEnv(WhyEnv):
 def simulation_env(config: DeviceConfig | None, volcano_version: Version | None, *,
                    by_key: Mapping[str, Mapping[str, Any]] | None = None,
                    by_node: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None) -> WatchedEnv:
-    """The simulator's settings for a watched cluster: every family on, no node locks (no clock)."""
+    """The simulator's settings for a watched cluster: every family on, no node locks (no clock), and only
+    the device pods known (`core/slim.py`): the usage they give is a lower bound, so a resource shortage is
+    still proven ("at least") and never guessed the other way."""
     return WatchedEnv(device_config=config or default_device_config(), deviceshare=ALL_FAMILIES,
-                      volcano_version=volcano_version, now=None, by_key=by_key or {}, by_node=by_node or {})
+                      volcano_version=volcano_version, now=None, by_key=by_key or {}, by_node=by_node or {},
+                      all_pods=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -142,6 +142,26 @@ ENABLE_ARG_BY_FAMILY: Final = {
     Family.ASCEND_MINDCLUSTER: ARG_ASCEND_MINDCLUSTER_ENABLE,
 }
 
+# The `predicates` plugin's switches (`pkg/scheduler/plugins/predicates/predicates.go`, each default true, read with
+# GetBool) that `why` replays or names as not replayed (docs/volcano.md#allocate-predicate).
+ARG_PREDICATE_NODE_AFFINITY: Final = "predicate.NodeAffinityEnable"
+ARG_PREDICATE_NODE_PORTS: Final = "predicate.NodePortsEnable"
+ARG_PREDICATE_TAINT_TOLERATION: Final = "predicate.TaintTolerationEnable"
+ARG_PREDICATE_POD_AFFINITY: Final = "predicate.PodAffinityEnable"
+ARG_PREDICATE_NODE_VOLUME_LIMITS: Final = "predicate.NodeVolumeLimitsEnable"
+ARG_PREDICATE_VOLUME_ZONE: Final = "predicate.VolumeZoneEnable"
+ARG_PREDICATE_POD_TOPOLOGY_SPREAD: Final = "predicate.PodTopologySpreadEnable"
+ARG_PREDICATE_VOLUME_BINDING: Final = "predicate.VolumeBindingEnable"
+
+# --- Node-level scheduling (Kubernetes names the predicates plugin's filters read) -----------------------
+TAINT_UNSCHEDULABLE: Final = "node.kubernetes.io/unschedulable"  # the taint NodeUnschedulable lets a pod tolerate
+TAINT_EFFECTS_FILTERED: Final = ("NoSchedule", "NoExecute")  # TaintToleration ignores PreferNoSchedule
+NODE_CONDITION_READY: Final = "Ready"
+RESOURCE_CPU: Final = "cpu"
+RESOURCE_MEMORY: Final = "memory"
+RESOURCE_PODS: Final = "pods"
+RESOURCE_EPHEMERAL_STORAGE: Final = "ephemeral-storage"
+
 # --- Device ConfigMaps ----------------------------------------------------------------------------
 DEVICE_CONFIGMAP: Final = "volcano-vgpu-device-config"
 DEVICE_CONFIGMAP_NAMESPACE: Final = "kube-system"

@@ -176,6 +176,15 @@ def checks_vgpu_resources_generically(v: Version) -> bool:
     return _at_least(v, 1, 13)
 
 
+def judges_readiness_by_taints(v: Version) -> bool:
+    """A node whose `Ready` condition is not True stays in the session (≥ 1.11): only its
+    `node.kubernetes.io/not-ready`/`unreachable` taints keep pods off, through the predicates plugin's
+    TaintToleration. Before, `api/node_info.go setNodeState` marked it NotReady and the cache's `Snapshot` left it
+    out. Evidence: the `cond.Type == v1.NodeReady` test is in v1.9.0 … v1.10.2 and gone from v1.11.0 on (commit
+    e697acac5, "Don't depend on ready condition of nodes instead of taints in session")."""
+    return _at_least(v, 1, 11)
+
+
 def has_ascend(v: Version) -> bool:
     """Ascend HAMi and MindCluster vNPU."""
     return _at_least(v, 1, 14)

@@ -46,6 +46,7 @@ def render_why(report: WhyReport, console: Console) -> None:
         _findings(report.findings, console)
     if report.gang is not None:
         _gang(report.gang, console)
+        _notes(report.notes, console)
         return
     if report.fits:
         table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1))
@@ -69,11 +70,23 @@ def render_why(report: WhyReport, console: Console) -> None:
         for verdict in report.closest:
             reason = verdict.reason.value if verdict.reason else ""
             console.print(text(f"  {verdict.node}  ", (reason, "yellow"), f"  {verdict.message}"))
+    heading = ""
     if report.hints:
-        console.print(Text("What would make it fit" if not report.fits and report.unfit else "Notes",
-                           style="bold underline"))
+        heading = "What would make it fit" if not report.fits and report.unfit else "Notes"
+        console.print(Text(heading, style="bold underline"))
         for hint in report.hints:
             console.print(text(f"  • {hint}"))
+    _notes(report.notes, console, continued=heading == "Notes")
+
+
+def _notes(notes: list[str], console: Console, *, continued: bool = False) -> None:
+    """What the replay assumed or did not replay (`WhyReport.notes`), under "Notes" (continuing one if it is open)."""
+    if not notes:
+        return
+    if not continued:
+        console.print(Text("Notes", style="bold underline"))
+    for note in notes:
+        console.print(text(f"  • {note}", style="dim"))
 
 
 def _findings(findings: list[Finding], console: Console) -> None:

@@ -38,10 +38,19 @@ def gpu(uuid: str, memory: int = 40960, split: int = 10, mode: str = "hami-core"
 
 
 def vgpu_node(name: str, *gpus: str, annotations: dict[str, str] | None = None) -> dict[str, Any]:
+    """A vGPU node advertising what the vGPU device plugin advertises for `gpus` — the split counts, the memory
+    and 100 cores per GPU, which Volcano's allocate action compares a pod's requests with — but never less than
+    one default A100's (10, 40960, 100: what every node advertised here before that check was replayed)."""
+    count, memory, cores = 0, 0, 0
+    for entry in gpus:
+        fields = entry.rstrip(":").split(",")
+        if len(fields) >= 3 and fields[1].isdigit() and fields[2].isdigit():
+            count, memory, cores = count + int(fields[1]), memory + int(fields[2]), cores + 100
     return {"kind": "Node", "metadata": {"name": name, "annotations": {
         "volcano.sh/node-vgpu-register": "".join(gpus), **(annotations or {})}},
-        "status": {"allocatable": {"volcano.sh/vgpu-number": "10", "volcano.sh/vgpu-memory": "40960",
-                                   "volcano.sh/vgpu-cores": "100"}}}
+        "status": {"allocatable": {"volcano.sh/vgpu-number": str(max(count, 10)),
+                                   "volcano.sh/vgpu-memory": str(max(memory, 40960)),
+                                   "volcano.sh/vgpu-cores": str(max(cores, 100))}}}
 
 
 def pod(name: str, limits: dict[str, Any] | None = None, *, ns: str = "ml", node: str | None = None,

@@ -73,8 +73,12 @@ def test_each_placement_consumes_memory_and_the_gang_never_starts() -> None:
     assert gang is not None and gang.fit == 2 and gang.min_available == 3 and not gang.starts
     assert [p.devices[0].id for _, p in gang.placed] == [U1, U0]  # descending index, each GPU once
     assert gang.first_failure is not None and gang.first_failure.name == "ml/train-worker-2"
-    assert [g.reason for g in gang.first_failure_unfit] == [Reason.INSUFFICIENT_MEMORY]
-    assert "10960 MiB < 30000 MiB" in gang.first_failure_unfit[0].message
+    # The two placed replicas requested 60000 of the node's 81920 volcano.sh/vgpu-memory: the allocate action's
+    # resource check refuses the third before the device filter, which would refuse it too.
+    assert [g.reason for g in gang.first_failure_unfit] == [Reason.INSUFFICIENT_RESOURCE]
+    assert "Insufficient volcano.sh/vgpu-memory: the pod requests 30000; the node has 81920 allocatable, 21920 idle " \
+           "(60000 requested by its pods)" in gang.first_failure_unfit[0].message
+    assert "(insufficient-memory: GPU 1: free memory 10960 MiB < 30000 MiB" in gang.first_failure_unfit[0].message
     assert not report.schedulable and report.verdict == "no-fit"
     data = report.to_dict()["gang"]
     assert (data["fitAtOnce"], data["starts"], data["unplaced"]) == (2, False, ["ml/train-worker-2"])
@@ -90,7 +94,8 @@ def test_cores_and_slots_are_consumed_too() -> None:
     cores = {"volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "1000", "volcano.sh/vgpu-cores": "60"}
     gang = what_if(deployment(2, cores), vgpu_node("n1", gpu(U0))).gang
     assert gang.fit == 1 and gang.min_available == 1 and gang.starts
-    assert gang.first_failure_unfit[0].reason is Reason.INSUFFICIENT_CORES
+    assert gang.first_failure_unfit[0].reason is Reason.INSUFFICIENT_RESOURCE  # 60 + 60 of the node's 100 vgpu-cores
+    assert "(insufficient-cores:" in gang.first_failure_unfit[0].message
     slots = {"volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "1000"}
     gang = what_if(deployment(3, slots), vgpu_node("n1", gpu(U0, split=2))).gang
     assert gang.fit == 2 and gang.first_failure_unfit[0].reason is Reason.SLOTS_EXHAUSTED
@@ -118,7 +123,8 @@ def test_mindcluster_chips_are_consumed() -> None:
                                                                "spec": template["spec"]}}])
     gang = what_if(job, mind_node(), args=MIND, config=CONFIG).gang
     assert gang.fit == 2 and [p.devices[0].template for _, p in gang.placed] == ["vir04_3c", "vir04_3c"]
-    assert gang.first_failure_unfit[0].reason is Reason.INSUFFICIENT_CORES
+    assert gang.first_failure_unfit[0].reason is Reason.INSUFFICIENT_RESOURCE  # 4 + 4 of the node's 8 npu-core
+    assert "(insufficient-cores:" in gang.first_failure_unfit[0].message
 
 
 def test_a_rejected_workload_is_not_simulated() -> None:

@@ -137,7 +137,10 @@ def test_ascend_not_a_device_node() -> None:
     node = npu_node()
     node["status"]["allocatable"] = {}
     assert run(ascend(1000), node, args=HAMI).reason is Reason.NOT_DEVICE_NODE
-    assert run(ascend(1000), npu_node(), args={}).reason is Reason.NOT_DEVICE_NODE
+    # Ascend HAMi off: no device model ignores the -memory name, which the node does not advertise, so the allocate
+    # action's resource check refuses the node before the (disabled) device filter.
+    off = run(ascend(1000), npu_node(), args={})
+    assert off.reason is Reason.INSUFFICIENT_RESOURCE and "(not-device-node:" in off.message
 
 
 # ---- MindCluster 310P ------------------------------------------------------------------------------
@@ -184,8 +187,8 @@ def test_vnpu_level_high_downgrades_when_the_node_is_short_of_ai_cpus() -> None:
 def test_mindcluster_whole_cards_idle_cores_and_detection() -> None:
     verdict = run(mind_pod(16), mind_node(chips=2), args=MIND)
     assert verdict.fits and [d.id for d in verdict.devices] == ["0", "1"]
-    verdict = run(mind_pod(16), mind_node(chips=1), args=MIND)
-    assert verdict.reason is Reason.INSUFFICIENT_CORES and "idle huawei.com/npu-core 8 < 16" in verdict.message
+    verdict = run(mind_pod(16), mind_node(chips=1), args=MIND)  # the allocate action's check refuses it first
+    assert verdict.reason is Reason.INSUFFICIENT_RESOURCE and "idle huawei.com/npu-core 8 < 16" in verdict.message
     busy = mind_pod(1, name="h", node="n1", allocation="0-vir01")
     assert run(mind_pod(8), mind_node(chips=2), busy, args=MIND).reason is Reason.TEMPLATE_CONFLICT
     assert run(mind_pod(1, dvpp="maybe"), mind_node(), args=MIND).reason is Reason.OTHER

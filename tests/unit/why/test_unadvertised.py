@@ -40,7 +40,7 @@ def test_the_percentage_fits_only_where_a_node_advertises_it() -> None:
     report = explain_in_snapshot(_pct_pod(), snapshot, what_if=True)
     assert [p.node for p in report.fits] == ["n1"] and report.verdict == "fits"
     [group] = report.unfit
-    assert group.reason is Reason.OTHER and group.nodes == ("n2",)
+    assert group.reason is Reason.INSUFFICIENT_RESOURCE and group.nodes == ("n2",)
     assert f"Insufficient {PCT}" in group.message and "never advertises" in group.message
     assert f"Insufficient {PCT}" in lookup("VGP006").doc  # the catalogue says the same thing
 

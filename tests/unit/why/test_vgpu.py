@@ -68,8 +68,11 @@ def test_no_memory_request_asks_for_the_whole_card() -> None:
 
 
 def test_unit_suffix_reads_as_bytes_and_never_fits() -> None:
+    """3Gi is 3221225472: the allocate action's resource check refuses it first (the node advertises 40960 of
+    volcano.sh/vgpu-memory), and the device filter would too."""
     verdict = run(vgpu_pod("p", memory="3Gi"), vgpu_node("n1", gpu(U0)))  # type: ignore[arg-type]
-    assert verdict.reason is Reason.INSUFFICIENT_MEMORY
+    assert verdict.reason is Reason.INSUFFICIENT_RESOURCE and "Insufficient volcano.sh/vgpu-memory" in verdict.message
+    assert "devices would not fit either (insufficient-memory" in verdict.message
 
 
 @pytest.mark.parametrize(("held", "cores", "reason", "text"), [
@@ -133,8 +136,12 @@ def test_a_later_container_sees_the_earlier_containers_booking() -> None:
     containers = [{"name": c, "resources": {"limits": {"volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory":
                                                        "30000"}}} for c in ("a", "b")]
     verdict = run(pod("p", containers=containers), vgpu_node("n1", gpu(U0)))
-    assert verdict.reason is Reason.INSUFFICIENT_MEMORY and "10960 MiB < 30000 MiB" in verdict.message
-    verdict = run(pod("p", containers=containers), vgpu_node("n1", gpu(U0), gpu(U1)))
+    # The two requests (60000) exceed the node's volcano.sh/vgpu-memory (40960): the allocate action's resource
+    # check refuses first; the device filter, replayed anyway, shows the second container's miss.
+    assert verdict.reason is Reason.INSUFFICIENT_RESOURCE and "10960 MiB < 30000 MiB" in verdict.message
+    two = vgpu_node("n1", gpu(U0), gpu(U1))
+    two["status"]["allocatable"]["volcano.sh/vgpu-memory"] = "81920"  # what the device plugin advertises for two
+    verdict = run(pod("p", containers=containers), two)
     assert verdict.fits and {d.id for d in verdict.devices} == {U0, U1}
 
 
@@ -151,11 +158,16 @@ def test_mode_check(annotations: dict[str, str], reason: Reason | None) -> None:
 
 
 def test_not_a_device_node() -> None:
-    plain = {"kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "8"}}}
+    plain = {"kind": "Node", "metadata": {"name": "n1"}, "status": {}}
     assert run(vgpu_pod("p", memory=1), plain).reason is Reason.NOT_DEVICE_NODE
+    # A CPU node: Volcano's allocate action finds the vGPU resources missing before any device filter runs.
+    cpu = {"kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "8", "pods": "110"}}}
+    verdict = run(vgpu_pod("p", memory=1), cpu)
+    assert verdict.reason is Reason.INSUFFICIENT_RESOURCE and "the node does not advertise it" in verdict.message
+    assert "(not-device-node:" in verdict.message
     zero = vgpu_node("n1", gpu(U0))
     zero["status"]["allocatable"]["volcano.sh/vgpu-memory"] = "0"
-    verdict = run(vgpu_pod("p", memory=1), zero)
+    verdict = run(vgpu_pod("p"), zero)  # no memory asked: the allocate action's check passes
     assert verdict.reason is Reason.NOT_DEVICE_NODE and "vgpu-memory is missing or 0" in verdict.message
     five = vgpu_node("n1", f"{U0},10,40960,{A100},true:")
     assert "5 fields" in run(vgpu_pod("p", memory=1), five).message

@@ -20,7 +20,7 @@ from vgpuctl.core.codecs.vgpu_register import decode_vgpu_register
 from vgpuctl.core.deviceconfig import DeviceConfig
 from vgpuctl.core.findings import Finding
 from vgpuctl.core.scheduler_config import DeviceshareArgs, SchedulerConf
-from vgpuctl.core.spec import NODE_VGPU_REGISTER, Family
+from vgpuctl.core.spec import NODE_CONDITION_READY, NODE_VGPU_REGISTER, Family
 
 
 @dataclass(slots=True)
@@ -180,6 +180,26 @@ class NodeState:
         if found is None:
             found = self._capacity = _field(self.obj, "status", "capacity")
         return found
+
+    # What the node-level scheduling filters read (`why/nodefit.py`): computed on each read, from `obj`.
+    @property
+    def taints(self) -> list[Mapping[str, Any]]:
+        """`spec.taints`: the maps among them, in order (empty when missing)."""
+        raw = _m(self.obj.get("spec")).get("taints")
+        return [t for t in raw if isinstance(t, dict)] if isinstance(raw, list) else []
+
+    @property
+    def unschedulable(self) -> bool:
+        """`spec.unschedulable` (a cordoned node)."""
+        return _m(self.obj.get("spec")).get("unschedulable") is True
+
+    @property
+    def not_ready(self) -> bool:
+        """A `Ready` condition whose status is not `True` (no such condition: ready, as Volcano reads it)."""
+        conditions = _m(self.obj.get("status")).get("conditions")
+        return isinstance(conditions, list) and any(
+            isinstance(c, dict) and c.get("type") == NODE_CONDITION_READY and c.get("status") != "True"
+            for c in conditions)
 
     @property
     def kubelet_version(self) -> str | None:

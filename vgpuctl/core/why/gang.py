@@ -14,13 +14,15 @@ be resolved offline and counts as 0), then `CompareTask` (`pkg/controllers/job/h
 pod index under its task, then creation time and UID — for pods not yet created, the task's position in
 the Job stands for those.
 
-Node: every node is simulated for the replica (`simulate_node`); among the fits the one with the highest
+Node: every node is simulated for the replica (`simulate_node`: the node-level checks too, so the cpu, memory
+and pods of the replicas placed before count on their node); among the fits the one with the highest
 deviceshare score wins — per booked device, binpack 100 × used/total memory after the booking, spread
 100 for a device that was idle (`GPUScore` in `pkg/scheduler/api/devices/nvidia/vgpu/utils.go`, `CalScore`
 in `ascend/hami/device_info.go`) — ties (and every other policy) by node name. Volcano adds the scores of
 its other node-order plugins and picks at random among equal best nodes; the what-if is deterministic
 instead. Each placement is booked as Volcano books it: a pod bound to the node with the allocation
-annotation the device family writes, so the next replica sees the memory, cores, slots and devices it took.
+annotation the device family writes and its requests defaulted from its limits, so the next replica sees the
+memory, cores, slots and devices it took, and the cpu, memory and pod slot.
 Unlike Volcano's allocate, which stops a job once `minAvailable` is out of reach, every replica is tried,
 so the answer says how many fit at once.
 """
@@ -39,6 +41,7 @@ from vgpuctl.core.cluster.model import DeviceState, NodeState
 from vgpuctl.core.codecs.ascend_pod import allocated_annotation
 from vgpuctl.core.podrules.targets import as_list, as_mapping, is_volcano_job
 from vgpuctl.core.why.model import DeviceChoice, NodeVerdict, Placement, UnfitGroup
+from vgpuctl.core.why.nodefit import with_default_requests
 from vgpuctl.core.why.request import parse_pod
 from vgpuctl.core.why.scheduler_env import WhyEnv
 
@@ -201,8 +204,10 @@ def score(node: NodeState, devices: Sequence[DeviceChoice], policy: str) -> floa
 
 
 def booked_pod(replica: Replica, node: NodeState, devices: Sequence[DeviceChoice], env: WhyEnv) -> dict[str, Any]:
-    """The replica as Volcano leaves it once bound: on the node, with the allocation annotations it writes."""
-    pod = copy.deepcopy(dict(replica.pod))
+    """The replica as Volcano leaves it once bound: on the node, with the allocation annotations it writes, and
+    its requests as the API server stores them (defaulted from the limits), which the node's next pods find used
+    (`nodefit.node_usage`)."""
+    pod = copy.deepcopy(with_default_requests(replica.pod))
     pod["spec"]["nodeName"] = node.name
     pod["status"] = {"phase": "Running"}
     annotations = dict(as_mapping(pod["metadata"].get("annotations")))

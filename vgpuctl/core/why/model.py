@@ -20,6 +20,16 @@ if TYPE_CHECKING:
 
 
 class Reason(str, enum.Enum):
+    # Node-level checks, before any device filter (`nodefit.py`): the node is not in the session (Volcano < 1.11),
+    # the allocate action's resource check, then the predicates plugin's filters in its own order. (Where the
+    # scheduler config lists `deviceshare` before `predicates`, the predicates' filters run after the devices';
+    # the keys keep this order.)
+    NODE_NOT_READY = "node-not-ready"
+    INSUFFICIENT_RESOURCE = "insufficient-resource"
+    NODE_UNSCHEDULABLE = "node-unschedulable"
+    NODE_SELECTOR = "node-selector"
+    TAINT = "taint"
+    # The device filters (one module per family).
     NOT_DEVICE_NODE = "not-device-node"
     MODE_MISMATCH = "mode-mismatch"
     TOO_MANY_DEVICES = "too-many-devices"
@@ -73,9 +83,10 @@ class NodeVerdict:
     reason: Reason | None = None
     message: str = ""
     devices: tuple[DeviceChoice, ...] = ()
-    progress: float = 0.0  # see `Miss.progress`; node-level misses sit below every device-level miss
+    progress: float = 0.0  # see `Miss.progress` and `nodefit.py` for where node-level misses sit
     hint: str = ""  # what would make it fit here, when we can say (advisory: numbers come from `suggest`)
     container: str = ""  # the container whose request failed ("" when the filter judges the whole pod)
+    resources: tuple[str, ...] = ()  # insufficient-resource: the resources the node is short of, first first
 
     @staticmethod
     def fit(node: str, devices: tuple[DeviceChoice, ...], family: Family | None = None) -> NodeVerdict:
@@ -172,6 +183,7 @@ class WhyReport:
     rejected: bool = False  # the rule core rejects the request: never simulated
     suggestions: list[Suggestion] = field(default_factory=list)  # replayed changes that make it fit
     gang: GangReport | None = None  # a workload's what-if: its replicas placed together (`gang.py`)
+    notes: list[str] = field(default_factory=list)  # what the replay assumed or could not replay (`nodefit.py`)
 
     @property
     def schedulable(self) -> bool:
@@ -211,4 +223,5 @@ class WhyReport:
             "findings": [f.to_dict() for f in self.findings],
             "suggestions": [s.to_dict() for s in self.suggestions],
             **({"gang": self.gang.to_dict()} if self.gang is not None else {}),
+            **({"notes": list(self.notes)} if self.notes else {}),
         }

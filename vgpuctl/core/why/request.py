@@ -4,13 +4,14 @@ docs/vgpu.md#gpushare, docs/ascend.md#ascend-hami-pod-request, docs/ascend.md#mi
 The container views and quantity parsing are the pod rules' (`podrules.context`, `resources`,
 `mindcluster`); this module only adds Volcano's extraction quirks: init containers ignored for vGPU and
 Ascend, `Nums = 1` when only memory is given, percentage 101 meaning "not set" and 100 meaning "the whole
-card", int32 truncation of memory, the Ascend template trimming, the MindCluster template table.
+card", int32 truncation of memory, the Ascend template trimming, the MindCluster template table. What the
+pod asks of the node itself (cpu, memory, tolerations, selectors) is `nodefit.py`'s, in `PodRequest.node`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from vgpuctl.core import spec
@@ -20,6 +21,7 @@ from vgpuctl.core.podrules.context import ContainerView, PodContext, build_conte
 from vgpuctl.core.podrules.mindcluster import npu_core_request
 from vgpuctl.core.podrules.resources import whole_number
 from vgpuctl.core.podrules.targets import PodTarget, as_mapping
+from vgpuctl.core.why.nodefit import NodeRequest, parse_node_request
 from vgpuctl.core.why.scheduler_env import WhyEnv
 
 PERCENT_UNSET = 101  # Volcano's "no percentage given"
@@ -88,7 +90,7 @@ class PodRequest:
     ascend_hami_core: bool = False
     mindcluster: MindClusterRequest | None = None
     mindcluster_wanted: bool = False  # npu-core in limits (whatever the ring-controller label says)
-    resources: frozenset[str] = frozenset()  # extended resources some container asks a non-zero amount of
+    node: NodeRequest = field(default_factory=lambda: NodeRequest({}))  # what it asks of the node (`nodefit.py`)
 
     @property
     def gpushare_wanted(self) -> bool:
@@ -109,21 +111,8 @@ def parse_pod(pod: Mapping[str, Any], env: WhyEnv) -> PodRequest:
         key=key, annotations=ctx.annotations, labels=ctx.labels, vgpu=vgpu, vgpu_wanted=vgpu_wanted,
         gpushare_memory=share_mem, gpushare_number=share_num, ascend=ascend,
         ascend_hami_core=ctx.annotations.get(spec.ANN_VNPU_MODE) == spec.VNPU_MODE_HAMI_CORE,
-        mindcluster=mind, mindcluster_wanted=mind_wanted, resources=_extended(ctx),
+        mindcluster=mind, mindcluster_wanted=mind_wanted, node=parse_node_request(pod, env),
     )
-
-
-def _extended(ctx: PodContext) -> frozenset[str]:
-    """Extended resource names (`IsExtendedResourceName`: a domain, not kubernetes.io) with a non-zero value
-    in some container's limits or requests: what Volcano's `InitResreq` carries as scalar resources."""
-    names = set()
-    for c in ctx.containers:
-        for values in (c.limits, c.requests):
-            for name, raw in values.items():
-                if (isinstance(name, str) and "/" in name and not name.startswith(("kubernetes.io/", "requests."))
-                        and quantity_value(raw) != 0):
-                    names.add(name)
-    return frozenset(names)
 
 
 def _vgpu(apps: list[ContainerView], env: WhyEnv) -> tuple[tuple[VgpuRequest, ...], bool]:

@@ -11,13 +11,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from vgpuctl.core import spec
 from vgpuctl.core.deviceconfig import DeviceConfig, default_device_config
-from vgpuctl.core.scheduler_config import DeviceshareArgs
+from vgpuctl.core.scheduler_config import DeviceshareArgs, SchedulerConf, get_bool
 from vgpuctl.core.spec import DONE_POD_PHASES, Family
 from vgpuctl.core.versions import (
     Version,
     has_gpu_uuid_filter,
     has_podgroup_policy,
+    judges_readiness_by_taints,
     requires_six_field_register,
     skips_malformed_vgpu_ids,
 )
@@ -52,6 +54,51 @@ def matching_rules(labels: Mapping[str, Any], rules: Sequence[Mapping[str, str]]
     return frozenset(i for i, rule in enumerate(rules) if all(labels.get(k) == v for k, v in rule.items()))
 
 
+@dataclass(frozen=True, slots=True)
+class PredicatesConf:
+    """The `predicates` plugin as the scheduler config sets it up (docs/volcano.md#allocate-predicate).
+
+    `Session.PredicateFn` runs the plugins' predicates in tier and plugin order, so where `deviceshare` is listed
+    first its device filters decide before the predicates' filters. Each filter switch is `GetBool` of its
+    `predicate.*Enable` argument, default true (`plugins/predicates/predicates.go New`). Without a scheduler config
+    (`known` false: the webhook, a snapshot without the ConfigMap) the plugin is assumed on with its defaults,
+    listed before `deviceshare`, as every upstream configuration lists it."""
+
+    enabled: bool = True  # the config lists the plugin: without it none of its filters runs
+    before_devices: bool = True
+    node_affinity: bool = True
+    node_ports: bool = True
+    taint_toleration: bool = True
+    pod_affinity: bool = True
+    topology_spread: bool = True
+    volumes: bool = True  # any of VolumeBinding, VolumeZone, NodeVolumeLimits
+    known: bool = False
+
+
+def predicates_conf(conf: SchedulerConf | None) -> PredicatesConf:
+    """The `predicates` plugin of a scheduler config (None: unknown, the upstream default)."""
+    if conf is None:
+        return PredicatesConf()
+    names = [p.name for p in conf.plugins]
+    if spec.PLUGIN_PREDICATES not in names:
+        return PredicatesConf(enabled=False, known=True)
+    at = names.index(spec.PLUGIN_PREDICATES)
+    args = conf.plugins[at].arguments
+
+    def on(key: str) -> bool:
+        value = get_bool(args[key])[0] if key in args else None
+        return True if value is None else value  # absent or unreadable: GetBool leaves the default (true)
+
+    devices = names.index(spec.PLUGIN_DEVICESHARE) if spec.PLUGIN_DEVICESHARE in names else len(names)
+    return PredicatesConf(
+        enabled=True, before_devices=at < devices, node_affinity=on(spec.ARG_PREDICATE_NODE_AFFINITY),
+        node_ports=on(spec.ARG_PREDICATE_NODE_PORTS), taint_toleration=on(spec.ARG_PREDICATE_TAINT_TOLERATION),
+        pod_affinity=on(spec.ARG_PREDICATE_POD_AFFINITY), topology_spread=on(spec.ARG_PREDICATE_POD_TOPOLOGY_SPREAD),
+        volumes=any(on(k) for k in (spec.ARG_PREDICATE_VOLUME_BINDING, spec.ARG_PREDICATE_VOLUME_ZONE,
+                                    spec.ARG_PREDICATE_NODE_VOLUME_LIMITS)),
+        known=True)
+
+
 @dataclass
 class WhyEnv:
     device_config: DeviceConfig = field(default_factory=default_device_config)
@@ -59,8 +106,13 @@ class WhyEnv:
     volcano_version: Version | None = None  # None: the newest Volcano
     now: datetime | None = None  # node locks are judged only when a time is given
     pods: Sequence[Mapping[str, Any]] = ()  # every pod of the cluster (bound ones carry the usage)
+    predicates: PredicatesConf = field(default_factory=PredicatesConf)
+    # Whether `pods_on` gives every pod bound to a node. False (the cluster-aware webhook keeps device pods only):
+    # the cpu/memory/pods a node's pods use is a lower bound, so a resource miss is still proven, a pass is not.
+    all_pods: bool = True
     _by_key: dict[str, Mapping[str, Any]] | None = None
     _by_node: dict[str, list[Mapping[str, Any]]] | None = None
+    _usage: dict[str, Any] | None = None  # node → what its pods request (`nodefit.node_usage`), filled on use
 
     @property
     def families(self) -> frozenset[Family]:
@@ -96,6 +148,11 @@ class WhyEnv:
         return self._has(has_podgroup_policy)
 
     @property
+    def judges_readiness_by_taints(self) -> bool:
+        """A NotReady node stays in the session (≥ 1.11); before, Volcano leaves it out."""
+        return self._has(judges_readiness_by_taints)
+
+    @property
     def exclusive_rules(self) -> tuple[dict[str, str], ...]:
         if not self.podgroup_policy:  # GPUExclusiveRules arrived with the podgroup policy, in 1.15
             return ()
@@ -122,7 +179,9 @@ class WhyEnv:
         self.pod("")
         self.pods_on("")
         assert self._by_key is not None and self._by_node is not None
+        usage = None if self._usage is None else {**self._usage, node: None}  # the node's usage is re-tallied
         return WhyEnv(device_config=self.device_config, deviceshare=self.deviceshare,
                       volcano_version=self.volcano_version, now=self.now, pods=[*self.pods, pod],
+                      predicates=self.predicates, all_pods=self.all_pods,
                       _by_key={**self._by_key, pod_key(pod): pod},
-                      _by_node={**self._by_node, node: [*self._by_node.get(node, []), pod]})
+                      _by_node={**self._by_node, node: [*self._by_node.get(node, []), pod]}, _usage=usage)

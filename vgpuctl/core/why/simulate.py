@@ -1,9 +1,13 @@
-"""`why` for a whole cluster: every node through Volcano's device filters, grouped into an answer.
+"""`why` for a whole cluster: every node through Volcano's checks, grouped into an answer.
 
-`simulate_node` runs the families a pod asks for in Volcano's registration order (gpushare, vGPU,
-MindCluster 310P, Ascend HAMi — `registerDevices`), the first miss deciding, and then the node lock
-Volcano's Allocate would trip on. `explain` groups the misses by reason (largest group first, the
-nodes of a group closest-to-fitting first), lists the fits, and says what would make the pod fit.
+`simulate_node` replays them in Volcano's order, the first miss deciding: the node-level checks that come
+first (`nodefit.py`: the node in the session, the allocate action's resource check, and the predicates
+plugin's filters where the scheduler config lists it before `deviceshare`), the device filters of the
+families a pod asks for in Volcano's registration order (gpushare, vGPU, MindCluster 310P, Ascend HAMi —
+`registerDevices`), the predicates plugin's filters where the config lists them after `deviceshare`, and then
+the node lock Volcano's Allocate would trip on. `explain` groups the misses by reason (largest group first,
+the nodes of a group closest-to-fitting first), lists the fits, says what would make the pod fit, and notes
+what it did not replay.
 """
 
 from __future__ import annotations
@@ -29,10 +33,10 @@ from vgpuctl.core.why.model import (
     UnfitGroup,
     WhyReport,
 )
+from vgpuctl.core.why.nodefit import node_level_verdict, node_misses, notes
 from vgpuctl.core.why.request import PodRequest, parse_pod
-from vgpuctl.core.why.resources import unadvertised
 from vgpuctl.core.why.rules import judge
-from vgpuctl.core.why.scheduler_env import WhyEnv, mapping
+from vgpuctl.core.why.scheduler_env import WhyEnv, mapping, predicates_conf
 
 CLOSEST = 5
 _LOCKS = {spec.Family.VGPU: spec.LOCK_VGPU, spec.Family.GPUSHARE: spec.LOCK_GPUSHARE,
@@ -42,7 +46,8 @@ _LOCKS = {spec.Family.VGPU: spec.LOCK_VGPU, spec.Family.GPUSHARE: spec.LOCK_GPUS
 def env_from_snapshot(snapshot: ClusterSnapshot, *, volcano_version: Version | None = None,
                       now: datetime | None = None) -> WhyEnv:
     return WhyEnv(device_config=snapshot.device_config, deviceshare=snapshot.deviceshare,
-                  volcano_version=volcano_version, now=now, pods=snapshot.pods)
+                  volcano_version=volcano_version, now=now, pods=snapshot.pods,
+                  predicates=predicates_conf(snapshot.scheduler_conf))
 
 
 def requested_families(pod: PodRequest) -> tuple[spec.Family, ...]:
@@ -79,23 +84,33 @@ def _filters(pod: PodRequest) -> list[Filter]:
 
 def simulate_node(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
     """Fit or the first miss of one pod on one node (its current usage included)."""
+    checks = node_misses(pod.node, node, env)
+    devices, families = _devices(pod, node, env)
+    if checks.before:  # the device filters still ran: how they fare ranks the node (`nodefit._progress`)
+        return node_level_verdict(node.name, checks.before, devices)
+    if not devices.fits:
+        return devices
+    if checks.after:
+        return node_level_verdict(node.name, checks.after, devices, after_devices=True)
+    locked = _lock(node, families, env)
+    if locked is not None:
+        return locked
+    return devices
+
+
+def _devices(pod: PodRequest, node: NodeState, env: WhyEnv) -> tuple[NodeVerdict, list[spec.Family]]:
+    """The device filters of the families the pod asks for, in registration order: the first miss, or the fit
+    with every device chosen (its family the first family's), and the families that passed."""
     devices: list[DeviceChoice] = []
     families: list[spec.Family] = []
     for run in _filters(pod):
         verdict = run(pod, node, env)
         if not verdict.fits:
-            return verdict
+            return verdict, families
         devices.extend(verdict.devices)
         if verdict.family is not None:
             families.append(verdict.family)
-    if families:
-        missing = unadvertised(pod.resources, node, env, families[0])
-        if missing is not None:
-            return missing
-    locked = _lock(node, families, env)
-    if locked is not None:
-        return locked
-    return NodeVerdict.fit(node.name, tuple(devices), families[0] if families else None)
+    return NodeVerdict.fit(node.name, tuple(devices), families[0] if families else None), families
 
 
 def _lock(node: NodeState, families: Iterable[spec.Family], env: WhyEnv) -> NodeVerdict | None:
@@ -155,6 +170,7 @@ def explain(pod_obj: Mapping[str, Any], nodes: Iterable[NodeState], env: WhyEnv,
     verdicts = [simulate_node(pod, node, env) for node in nodes]
     report.fits = [Placement(v.node, v.devices) for v in sorted((v for v in verdicts if v.fits),
                                                                  key=lambda v: v.node)]
+    report.notes = notes(pod.node, nodes, [p.node for p in report.fits], env, what_if=what_if)
     misses = [v for v in verdicts if not v.fits]
     misses.sort(key=lambda v: (-v.progress, v.node))
     groups: dict[Reason, list[NodeVerdict]] = {}

@@ -21,6 +21,7 @@ from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import NodeState
 from vgpuctl.core.deviceconfig import VnpuConfig
 from vgpuctl.core.facts import ClusterFacts
+from vgpuctl.core.podrules.context import quantity
 from vgpuctl.core.why import vgpu as vgpu_filter
 from vgpuctl.core.why.model import Edit, NodeVerdict, Reason, Suggestion
 from vgpuctl.core.why.request import PERCENT_UNSET, PodRequest, parse_pod
@@ -31,8 +32,16 @@ from vgpuctl.core.why.simulate import simulate_node
 _SEARCH_LIMIT = 1 << 20  # bisection ceiling when the request gives none (MiB or units)
 
 
+def _node_resource(key: str) -> bool:
+    """A resource the kubelet accounts by request (cpu, memory, ephemeral-storage, hugepages): an edit lowers the
+    request, or the limit where no request is set (the API server copies it to the request)."""
+    return key in (spec.RESOURCE_CPU, spec.RESOURCE_MEMORY, spec.RESOURCE_EPHEMERAL_STORAGE) or \
+        key.startswith("hugepages-")
+
+
 def apply_edits(pod_obj: Mapping[str, Any], edits: Iterable[Edit]) -> dict[str, Any]:
-    """A copy of `pod_obj` with `edits` applied (limits, and requests where the container has them)."""
+    """A copy of `pod_obj` with `edits` applied: a device or extended resource in the limits (and the requests
+    where the container has it there), a node resource (`_node_resource`) in its request, else its limit."""
     pod = copy.deepcopy(dict(pod_obj))
     for edit in edits:
         if edit.container is None:
@@ -48,9 +57,12 @@ def apply_edits(pod_obj: Mapping[str, Any], edits: Iterable[Edit]) -> dict[str, 
             if not isinstance(c, dict) or c.get("name") != edit.container:
                 continue
             resources = c.setdefault("resources", {})
+            requested = isinstance(resources.get("requests"), dict) and edit.key in resources["requests"]
             for part in ("limits", "requests"):
                 values = resources.get(part)
-                if part == "requests" and not (isinstance(values, dict) and edit.key in values):
+                if part == "requests" and not requested:
+                    continue
+                if part == "limits" and _node_resource(edit.key) and requested:
                     continue
                 values = dict(values or {})
                 if edit.value is None:
@@ -97,7 +109,9 @@ def suggest(pod_obj: Mapping[str, Any], pod: PodRequest, verdict: NodeVerdict, n
     if verdict.fits or verdict.reason is None:
         return None
     replay = _Replay(pod_obj, node, env, facts, existing)
-    for edits, note in _proposals(pod, verdict, node, env, replay):
+    proposals = (_resource(verdict, replay) if verdict.reason is Reason.INSUFFICIENT_RESOURCE
+                 else _proposals(pod, verdict, node, env, replay))
+    for edits, note in proposals:
         if replay.accepted(edits):
             return Suggestion(node.name, verdict.reason, edits, note)
     return None
@@ -129,6 +143,57 @@ def _proposals(pod: PodRequest, verdict: NodeVerdict, node: NodeState, env: WhyE
             found = _first((v for v in valid if v < pod.mindcluster.cores), one(spec.NPU_CORE, holders[0]))
             if found is not None:
                 yield (Edit(holders[0], spec.NPU_CORE, str(found)),), ""
+
+
+def _resource(verdict: NodeVerdict, replay: _Replay) -> Iterable[Proposal]:
+    """A smaller request of the resource the node is short of (the allocate action's check), in the app container
+    asking most of it: cpu in millicores, memory and ephemeral-storage in MiB, an extended resource in units.
+    (Where the node is short of several, or also fails another check, no one value makes the pod fit: none.)"""
+    if not verdict.resources or verdict.resources[0] == spec.RESOURCE_PODS:
+        return
+    key = verdict.resources[0]
+    if key.startswith("hugepages-"):  # a multiple of the page size: no value to bisect
+        return
+    best: tuple[int, str, bool] | None = None
+    for c in (replay.pod_obj.get("spec") or {}).get("containers") or []:
+        resources = (c.get("resources") or {}) if isinstance(c, Mapping) else {}
+        requests, limits = resources.get("requests") or {}, resources.get("limits") or {}
+        raw = requests.get(key) if isinstance(requests, Mapping) and key in requests else \
+            limits.get(key) if isinstance(limits, Mapping) else None
+        amount = _amount_of(key, raw)
+        if amount is not None and isinstance(c.get("name"), str) and (best is None or amount > best[0]):
+            best = (amount, c["name"], isinstance(requests, Mapping) and key in requests)
+    if best is None:
+        return
+    current, container, requested = best
+    unit, show = _units(key)
+    found = _largest(1, min((current - 1) // unit, _SEARCH_LIMIT * 1024),
+                     lambda v: replay.fits((Edit(container, key, show(v)),)))
+    if found is None:
+        return
+    note = ("its request" if requested and _node_resource(key) else
+            "its limit, which the API server copies to the unset request" if _node_resource(key) else "")
+    yield (Edit(container, key, show(found)),), note
+
+
+def _amount_of(key: str, raw: Any) -> int | None:
+    """`raw` in the bisection's base unit for `key`: millicores for cpu, bytes for memory and storage, else the
+    whole number."""
+    if raw is None or isinstance(raw, bool):
+        return None
+    q = quantity(raw)
+    if q is None:
+        return None
+    return q.milli_value_rounded_up() if key == spec.RESOURCE_CPU else q.value_rounded_up()
+
+
+def _units(key: str) -> tuple[int, Callable[[int], str]]:
+    """The step of a suggested value for `key` in `_amount_of`'s unit, and how it is written."""
+    if key == spec.RESOURCE_CPU:
+        return 1, lambda m: str(m // 1000) if m % 1000 == 0 else f"{m}m"
+    if key in (spec.RESOURCE_MEMORY, spec.RESOURCE_EPHEMERAL_STORAGE):
+        return 1 << 20, lambda mib: f"{mib}Mi"
+    return 1, str
 
 
 def pod_containers(pod_obj: Mapping[str, Any], keys: tuple[str, ...]) -> list[str]:

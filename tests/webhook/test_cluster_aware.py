@@ -367,3 +367,19 @@ def test_junk_annotations_are_not_kept(webhook: FlaskClient, api: FakeApi, caplo
     assert len(lines) == 1 and lines[0].startswith("cluster watch: pod evil/long")
     state = webhook.application.extensions["vgpuctl"].cluster
     assert all(not key.startswith("evil/") for key in state._pods)
+
+
+def test_a_tainted_node_is_no_room_for_a_pod_that_does_not_tolerate_it(webhook: FlaskClient, api: FakeApi) -> None:
+    """The watched nodes keep their taints and cordon: a pod that fits only gpu-3's devices, while gpu-3 is
+    tainted, gets the no-room warning naming the taint; a toleration lifts it."""
+    wait_synced(webhook)
+    tainted = node("gpu-3", 8)
+    tainted["spec"] = {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]}
+    api.nodes.put(tainted)
+    wait_for(lambda: validate(webhook, BIG)["allowed"], SYNC, "gpu-3 to reach the view")
+    answer = validate(webhook, new_pod("wide", 8))
+    assert answer["allowed"] is True
+    assert any("[VGX004]" in w and "taint" in w for w in answer.get("warnings", [])), answer
+    tolerant = new_pod("wide", 8)
+    tolerant["spec"]["tolerations"] = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    assert "warnings" not in validate(webhook, tolerant)

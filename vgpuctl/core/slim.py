@@ -47,15 +47,19 @@ def _m(value: Any) -> Mapping[str, Any]:
 
 
 def slim_node(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """The parts of a Node the cluster model reads (name, labels, annotations, capacity, allocatable).
+    """The parts of a Node the cluster model reads (name, labels, annotations, taints, cordon, capacity,
+    allocatable).
 
     A watched Node carries images, conditions and addresses too; 5,000 of them would cost the webhook
     hundreds of MiB for nothing."""
     meta = _m(obj.get("metadata"))
     status = _m(obj.get("status"))
+    spec_ = _m(obj.get("spec"))
     return {
         "apiVersion": "v1", "kind": "Node",
         "metadata": {k: meta[k] for k in ("name", "resourceVersion", "labels", "annotations") if k in meta},
+        # taints and cordon: `why/nodefit.py` keeps a pod off a node for them, in the fits-now check too
+        "spec": {k: spec_[k] for k in ("taints", "unschedulable") if k in spec_},
         "status": {k: status[k] for k in ("capacity", "allocatable") if k in status},
     }
 

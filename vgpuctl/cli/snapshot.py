@@ -29,7 +29,7 @@ EPILOG = f"""[bold]Examples[/bold]
   vgpuctl snapshot save - --kubeconfig ~/.kube/lab | gzip > lab.yaml.gz
   vgpuctl doctor --snapshot cluster.yaml
 
-Large clusters: prefer .json or .json.gz; JSON snapshots load ~100× faster than YAML.
+Large clusters: prefer .json or .json.gz; JSON snapshots load far faster than YAML (README: measured).
 Without vgpuctl on the machine that can reach the cluster, this makes an equivalent file:
 
   {KUBECTL_JSON} > cluster.json

@@ -21,6 +21,7 @@ from vgpuctl.cli.kubeopts import cluster_errors, context_option, kubeconfig_opti
 from vgpuctl.cli.options import PrivilegedPolicy, volcano_version_option
 from vgpuctl.core.findings import ExitStatus
 from vgpuctl.errors import EXTRA_MODULES, MissingExtra, UsageError
+from vgpuctl.paths import not_a_directory, not_a_file
 
 SERVE_EPILOG = """[bold]Examples[/bold]
 
@@ -127,9 +128,10 @@ def serve_command(
         raise UsageError(str(exc)) from None
     if (kubeconfig or context) and not settings.cluster_aware:
         raise UsageError("--kubeconfig/--context are for --cluster-aware (the webhook reads no cluster otherwise)")
-    for path in (settings.cert_file, settings.key_file):
-        if path and not Path(path).is_file():
-            raise UsageError(f"{path}: no such file")
+    for flag, path in (("--cert", settings.cert_file), ("--key", settings.key_file)):
+        problem = not_a_file(path) if path else None
+        if problem:
+            raise UsageError(f"{flag} {path}: {problem}")
     if settings.cert_file and settings.key_file:
         from vgpuctl.webhook.tls import startup_problem
 
@@ -202,6 +204,9 @@ def certs_command(
         problem = dns_label_problem(name)
         if problem:
             raise UsageError(f"{flag} {name!r} {problem}")
+    problem = not_a_directory(str(out))
+    if problem:
+        raise UsageError(f"--out {out}: {problem}")
     if bool(ca_cert) != bool(ca_key):
         raise UsageError("--ca-cert and --ca-key go together")
     if ca_cert and ca_key:

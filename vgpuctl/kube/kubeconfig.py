@@ -21,6 +21,7 @@ from kubernetes.config.config_exception import ConfigException
 from vgpuctl.core.safeyaml import InputError, load
 from vgpuctl.errors import UsageError
 from vgpuctl.kube.errors import ClusterUnreachable
+from vgpuctl.paths import not_a_file
 
 DEFAULT_KUBECONFIG = "~/.kube/config"
 
@@ -80,14 +81,18 @@ def load_api_client(kubeconfig: str | None = None, context: str | None = None, *
     configuration = Configuration()
     if kubeconfig is not None:
         path = os.path.expanduser(kubeconfig)
-        if not os.path.isfile(path):
-            raise UsageError(f"--kubeconfig {kubeconfig}: no such file")
+        problem = not_a_file(path)
+        if problem:
+            raise UsageError(f"--kubeconfig {kubeconfig}: {problem}")
         _from_kubeconfig([path], context, configuration, f"--kubeconfig {kubeconfig}")
     elif env.get("KUBECONFIG"):
         listed = [os.path.expanduser(p) for p in env["KUBECONFIG"].split(os.pathsep) if p]
         existing = [p for p in listed if os.path.isfile(p)]
         if not existing:
-            raise UsageError(f"KUBECONFIG={env['KUBECONFIG']}: no such file")
+            problems = {p: not_a_file(p) or "not readable" for p in listed}
+            said = "; ".join(f"{p}: {why}" for p, why in problems.items()) if len(listed) > 1 else next(
+                iter(problems.values()), "no such file")
+            raise UsageError(f"KUBECONFIG={env['KUBECONFIG']}: {said}")
         _from_kubeconfig(existing, context, configuration, "KUBECONFIG")
     elif os.path.isfile(os.path.expanduser(DEFAULT_KUBECONFIG)):
         _from_kubeconfig([os.path.expanduser(DEFAULT_KUBECONFIG)], context, configuration, DEFAULT_KUBECONFIG)

@@ -308,3 +308,53 @@ def test_taints_and_cordons_in_a_snapshot(run, tmp_path: Path) -> None:
     tolerant = _pod_file(tmp_path, "tolerant", tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists"}])
     fits = run("why", "-f", tolerant, "--snapshot", str(snapshot), "-o", "json")
     assert fits.exit_code == 0 and [p["node"] for p in fits.json()["fits"]] == ["gpu-node-0", "gpu-node-1"]
+
+
+# ---- issue 24 §2: multi-task Volcano Jobs (docs/volcano.md#gang-scheduling) ------------------------------------------
+
+def _master_and_workers(tmp_path: Path, worker_limits: dict[str, str]) -> str:
+    """The issue's Job: a CPU-only `master` task first, then four `worker`s."""
+    job = yaml.safe_load((EXAMPLES / "vgpu" / "multi-task-job.yaml").read_text())
+    job["spec"]["tasks"][1]["template"]["spec"]["containers"][0]["resources"] = {"limits": worker_limits}
+    path = tmp_path / "job.yaml"
+    path.write_text(yaml.safe_dump(job))
+    return str(path)
+
+
+def test_a_cpu_master_and_four_whole_gpu_workers_on_too_few_gpus(run, tmp_path: Path) -> None:
+    """Once "the pod asks for no device…", exit 0 (the master alone): now the Job, stopped by the worker task. The
+    healthy cluster has one whole GPU free: one worker fits, the second finds no GPU with all its memory free."""
+    path = _master_and_workers(tmp_path, {"volcano.sh/vgpu-number": "1"})
+    result = run("why", "-f", path, "--snapshot", HEALTHY, "-o", "json")
+    assert result.exit_code == 1
+    report = result.json()
+    validate("why-report.schema.json", report)
+    assert report["verdict"] == "no-fit" and report["families"] == ["vgpu"]
+    gang = report["gang"]
+    assert [(t["name"], t["replicas"], t["minAvailable"], t["fitAtOnce"]) for t in gang["tasks"]] == \
+        [("master", 1, 1, 1), ("worker", 4, 4, 1)]
+    assert [p["task"] for p in gang["placements"]] == ["master", "worker"]
+    stop = gang["stoppedBy"]
+    assert (stop["task"], stop["replica"], stop["rule"]) == ("worker", "ml/train-worker-1", "task-minAvailable")
+    assert stop["reason"] == "insufficient-memory" and stop["unfit"][0]["nodes"][0] == "gpu-mig-0"
+    assert stop["message"].startswith("task worker: 1 of its 4 replicas fit, its minAvailable is 4")
+    table = run("why", "-f", path, "--snapshot", HEALTHY)
+    assert table.exit_code == 1 and "the gang never starts" in table.stdout
+    assert "What stops the Job (task-minAvailable)" in table.stdout and "task worker: 1 of its 4" in table.stdout
+    assert "asks for no device" not in table.stdout
+
+
+def test_the_multi_task_example_places_every_task(run) -> None:
+    path = str(EXAMPLES / "vgpu" / "multi-task-job.yaml")
+    result = run("why", "-f", path, "--snapshot", HEALTHY, "-o", "json")
+    assert result.exit_code == 0
+    report = result.json()
+    validate("why-report.schema.json", report)
+    gang = report["gang"]
+    assert report["verdict"] == "fits" and gang["starts"] and gang["stoppedBy"] is None
+    assert [p["replica"] for p in gang["placements"]] == ["ml/train-master-0"] + [f"ml/train-worker-{i}"
+                                                                                for i in range(4)]
+    assert gang["placements"][0]["devices"] == [] and all(p["devices"] for p in gang["placements"][1:])
+    table = run("why", "-f", path, "--snapshot", HEALTHY)
+    assert table.exit_code == 0 and "5 of 5 replicas fit at once" in table.stdout
+    assert "Tasks (each task's minAvailable counts)" in table.stdout and "master" in table.stdout

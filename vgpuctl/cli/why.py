@@ -25,10 +25,10 @@ EPILOG = """[bold]Examples[/bold]
   vgpuctl why notebook-bob -n ml              # why is it Pending, and which nodes come closest
   vgpuctl why ml/notebook-bob --snapshot cluster.yaml -o json
   vgpuctl why -f pod.yaml                     # what-if: where would this pod land right now?
-  vgpuctl why -f job.yaml                     # a Volcano Job / Deployment: do its replicas fit together?
+  vgpuctl why -f job.yaml                     # a Volcano Job / Deployment: does its gang start?
 
-Exit code: 0 the pod fits some node (is bound, or the workload's gang starts), 1 it fits none or the pod
-rules reject it, 2 usage error, 3 cluster unreachable.
+Exit code: 0 the pod fits some node (is bound, or the workload's gang starts), 1 it fits none, the gang
+does not start or the pod rules reject it, 2 usage error, 3 cluster unreachable.
 """
 
 

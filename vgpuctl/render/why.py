@@ -7,8 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from vgpuctl.core.findings import Finding
-from vgpuctl.core.why.gang import GangReport
-from vgpuctl.core.why.model import DeviceChoice, WhyReport
+from vgpuctl.core.why.model import DeviceChoice, GangReport, GangStop, UnfitGroup, WhyReport
 from vgpuctl.render.style import PASS_MARK, SEVERITY_MARK, SEVERITY_STYLE, plural, text
 
 MAX_FITS = 10
@@ -99,7 +98,8 @@ def _findings(findings: list[Finding], console: Console) -> None:
 
 
 def _gang(gang: GangReport, console: Console) -> None:
-    """A workload's what-if: how many replicas fit at once, where each went, the first that did not."""
+    """A workload's what-if: how many replicas fit at once, where each went, the first that did not — and for a
+    Volcano Job of several tasks, each task against its minimum and what stops the Job."""
     what = f"{gang.kind} {gang.name}"
     need = f"minAvailable {gang.min_available}: {gang.min_source}"
     line = f"{gang.fit} of {plural(gang.replicas, 'replica')} fit at once; {need}"
@@ -107,6 +107,9 @@ def _gang(gang: GangReport, console: Console) -> None:
         console.print(text(f"{PASS_MARK} {what}: {line}", style="green"))
     else:
         console.print(text(f"× {what}: {line} — the gang never starts", style="bold red"))
+    several = len(gang.tasks) > 1
+    if several:
+        _tasks(gang, console)
     if gang.placed:
         table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1))
         for column in ("REPLICA", "NODE", "DEVICES"):
@@ -115,16 +118,52 @@ def _gang(gang: GangReport, console: Console) -> None:
             table.add_row(text(replica.name), text(placement.node),
                           text("; ".join(_device(d) for d in placement.devices) or "–"))
         console.print(table)
+    if several and gang.stop is not None:
+        _stopped(gang.stop, console)
+        return
     if gang.first_failure is None:
         return
     rest = len(gang.failed) - 1
     more = f" ({rest} more replica{'s' if rest != 1 else ''} did not fit either)" if rest > 0 else ""
     console.print(text(f"First replica that does not fit: {gang.first_failure.name}{more}", style="bold underline"))
+    _unfit(gang.first_failure_unfit, console)
+    for hint in gang.first_failure_hints:
+        console.print(text(f"  • {hint}"))
+
+
+def _unfit(groups: list[UnfitGroup] | tuple[UnfitGroup, ...], console: Console) -> None:
     table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1))
     for column in ("NODES", "REASON", "EXAMPLE"):
         table.add_column(column, no_wrap=column != "EXAMPLE")
-    for group in gang.first_failure_unfit:
+    for group in groups:
         table.add_row(str(group.count), Text(group.reason.value, style="yellow"), text(group.message))
     console.print(table)
-    for hint in gang.first_failure_hints:
+
+
+def _tasks(gang: GangReport, console: Console) -> None:
+    """Each task of the Job: its replicas, its minimum, how many fit, its priority and devices."""
+    counted = ("each task's minAvailable counts" if gang.task_minimums else
+               "only the Job's minAvailable counts (it is below the sum of the tasks')")
+    console.print(text(f"Tasks ({counted})", style="bold underline"))
+    table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1))
+    for column in ("TASK", "REPLICAS", "MIN", "FIT", "PRIORITY", "DEVICES"):
+        table.add_column(column, no_wrap=column != "DEVICES")
+    for task in gang.tasks:
+        fit = gang.fit_of(task.name)
+        short = fit < task.min_available if gang.task_minimums else fit < task.replicas
+        devices = ", ".join(f.value for f in task.families) or "–"
+        if task.best_effort:
+            devices += " (requests nothing: placed by backfill)"
+        table.add_row(text(task.name), str(task.replicas), str(task.min_available),
+                      Text(str(fit), style="red" if short else "green"), str(task.priority), text(devices))
+    console.print(table)
+
+
+def _stopped(stop: GangStop, console: Console) -> None:
+    """What keeps the Job from starting: the task, the rule, and where and why its replica fits no node."""
+    console.print(text(f"What stops the Job ({stop.rule})", style="bold underline"))
+    console.print(text(f"  {stop.message}"))
+    if stop.unfit:
+        _unfit(stop.unfit, console)
+    for hint in stop.hints:
         console.print(text(f"  • {hint}"))

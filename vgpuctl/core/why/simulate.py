@@ -130,12 +130,14 @@ def _lock(node: NodeState, families: Iterable[spec.Family], env: WhyEnv) -> Node
 
 def explain(pod_obj: Mapping[str, Any], nodes: Iterable[NodeState], env: WhyEnv, *,
             what_if: bool = False, facts: ClusterFacts | None = None,
-            source: Mapping[str, Any] | None = None) -> WhyReport:
+            source: Mapping[str, Any] | None = None, as_gang_member: bool = False) -> WhyReport:
     """The `why` answer for one pod across `nodes`.
 
     `facts` are what the rule core judges the request with (`facts_from_snapshot`, as `lint --snapshot`
     uses; by default just the env's device config and version); `source` is the object the pod came from
     (a workload for `-f deploy.yaml`), reviewed as `lint` reviews it. A rejected request is not simulated.
+    `as_gang_member`: the pod is a replica of a workload whose gang asks for devices (`gang.py`); one that asks for
+    none is still replayed through the node-level checks, which decide whether the gang can place it.
     """
     pod = parse_pod(pod_obj, env)
     phase = PHASE_WHAT_IF if what_if else str(mapping(pod_obj.get("status")).get("phase") or "Pending")
@@ -162,7 +164,7 @@ def explain(pod_obj: Mapping[str, Any], nodes: Iterable[NodeState], env: WhyEnv,
                               "and ask again")
         return report
     report.hints.extend(_unseen(pod, env))
-    if not families:
+    if not families and not as_gang_member:
         report.hints.append("the pod asks for no device Volcano's deviceshare filters; device sharing does not "
                             "decide where it lands")
         return report

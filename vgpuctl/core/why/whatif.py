@@ -1,22 +1,28 @@
 """`why -f`: the answer for a manifest not yet created — one pod, or a whole workload as a gang.
 
 The manifest is judged by the pod rules first (`explain`, on the whole object, as `lint` judges it); a
-rejected one is not simulated. A Volcano Job or a replicated workload then gets the gang what-if
-(`gang.py`): its replicas placed one by one in Volcano's order, each booking what it takes.
+rejected one is not simulated. A Volcano Job or a replicated workload some pod of which asks for a device then
+gets the gang what-if (`gang.py`): every task's replicas placed one by one in Volcano's order, each booking what
+it takes, the pods that ask for no device included, and the gang plugin's rule deciding whether it starts.
+The report's own pod is the workload's first in Volcano's order; its `families` are those of every task.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
+from functools import cache
 from typing import Any
 
+from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
 from vgpuctl.core.versions import Version
-from vgpuctl.core.why.gang import Verdicts, gang_report, place_one, with_booking, workload_of
-from vgpuctl.core.why.model import Placement, WhyReport
-from vgpuctl.core.why.simulate import env_from_snapshot, explain
+from vgpuctl.core.why.gang import Scheduler, Workload, priority_classes, replay, scheduler_of, workload_of
+from vgpuctl.core.why.model import WhyReport
+from vgpuctl.core.why.request import parse_pod
+from vgpuctl.core.why.scheduler_env import WhyEnv
+from vgpuctl.core.why.simulate import env_from_snapshot, explain, requested_families
 
 
 def explain_what_if(source: Mapping[str, Any], pod: Mapping[str, Any], snapshot: ClusterSnapshot, *,
@@ -25,27 +31,42 @@ def explain_what_if(source: Mapping[str, Any], pod: Mapping[str, Any], snapshot:
     """`pod` is the manifest's (first) pod; `source` the object it came from (the same for a Pod)."""
     env = env_from_snapshot(snapshot, volcano_version=volcano_version, now=now)
     facts = facts_from_snapshot(snapshot, volcano_version=volcano_version)
-    workload = workload_of(source, namespace)
-    first = workload.replicas[0].pod if workload is not None and workload.replicas else pod
-    report = explain(first, snapshot.nodes, env, what_if=True, facts=facts, source=source)
-    if workload is None or report.rejected or not report.families:
+    sched = scheduler_of(snapshot.scheduler_conf, volcano_version)
+    workload = workload_of(source, namespace, classes=cache(lambda: priority_classes(snapshot.pods)),
+                           by_priority=sched.by_priority)
+    if workload is None:
+        return explain(pod, snapshot.nodes, env, what_if=True, facts=facts, source=source)
+    families = _families(workload, env) if workload.replicas else requested_families(parse_pod(pod, env))
+    first = workload.replicas[0].pod if workload.replicas else pod
+    report = explain(first, snapshot.nodes, env, what_if=True, facts=facts, source=source,
+                     as_gang_member=len(workload.tasks) > 1 and bool(families))
+    if report.rejected or not families:
         return report
-    gang = gang_report(workload)
-    nodes, state = list(snapshot.nodes), env
-    full: set[str] = set()  # tasks a replica of which fitted nowhere: placements only take, so the rest fail too
-    cache: Verdicts = {}
-    for replica in workload.replicas:
-        chosen = None if replica.task in full else place_one(replica, nodes, state, cache)
-        if chosen is None:
-            full.add(replica.task)
-            gang.failed.append(replica)
-            if gang.first_failure is None:
-                gang.first_failure = replica
-                failure = explain(replica.pod, nodes, state, what_if=True, facts=facts)
-                gang.first_failure_unfit = failure.unfit
-                gang.first_failure_hints = failure.hints
-            continue
-        gang.placed.append((replica, Placement(chosen.node, chosen.devices)))
-        state, nodes = with_booking(state, nodes, chosen, replica, cache)
-    report.gang = gang
+    report.families = families
+    report.gang = replay(workload, snapshot.nodes, env, facts, sched)
+    report.notes.extend(_notes(workload, sched, snapshot))
     return report
+
+
+def _families(workload: Workload, env: WhyEnv) -> tuple[spec.Family, ...]:
+    """The device families any of the workload's pods asks for, in Volcano's registration order."""
+    found: set[spec.Family] = set()
+    seen: set[str] = set()
+    for replica in workload.replicas:
+        if replica.task not in seen:
+            seen.add(replica.task)
+            found.update(requested_families(parse_pod(replica.pod, env)))
+    return tuple(f for f in _REGISTRATION if f in found)
+
+
+_REGISTRATION = (spec.Family.GPUSHARE, spec.Family.GPUNUMBER, spec.Family.VGPU, spec.Family.ASCEND_MINDCLUSTER,
+                 spec.Family.ASCEND_HAMI)  # `requested_families`' order
+
+
+def _notes(workload: Workload, sched: Scheduler, snapshot: ClusterSnapshot) -> list[str]:
+    out = list(workload.notes)
+    if snapshot.scheduler_conf is not None and not sched.gang and workload.min_available > 1:
+        out.append("the scheduler config has no gang plugin: Volcano does not hold the pods back until "
+                   f"minAvailable ({workload.min_available}) of them fit, it places each one that fits; the answer "
+                   "says whether the minimum fits at once")
+    return out

@@ -15,9 +15,10 @@ from typer.testing import CliRunner
 from tests.cli.conftest import EXAMPLES
 from vgpuctl.cli.app import app
 
-SNAPSHOTS = [EXAMPLES / "clusters" / "broken.yaml", Path(__file__).resolve().parents[1] / "fixtures" / "clusters"
-             / "mixed.yaml"]
+CLUSTERS = Path(__file__).resolve().parents[1] / "fixtures" / "clusters"
+SNAPSHOTS = [EXAMPLES / "clusters" / "broken.yaml", CLUSTERS / "mixed.yaml", CLUSTERS / "mixed-stacks.yaml"]
 HEADERS = ("#", "DEVICE", "TYPE", "MODE", "HEALTH", "MEMORY (MiB)", "CORES", "SLOTS", "PODS")
+STACKS = "STACKS"  # the column of a node where several GPU stacks offer GPUs (docs/stacks.md)
 BAR_CELLS = re.compile("[█░]")
 FINDING_LINE = re.compile(r"  \S")  # a continuation line of a row starts with three spaces (the empty #)
 
@@ -37,12 +38,13 @@ def _tables(text: str) -> list[list[dict[str, str]]]:
     for at, line in enumerate(lines):
         if not line.startswith("#  DEVICE"):
             continue
-        starts = [line.index(h) for h in HEADERS]
+        headers = (*HEADERS, STACKS) if f"  {STACKS}" in line else HEADERS
+        starts = [line.index(h) for h in headers]
         rows: list[dict[str, str]] = []
         for body in lines[at + 1:]:
             if not body.strip() or FINDING_LINE.match(body):  # the blank line or the node's findings
                 break
-            cells = {h: body[s:e].strip() for h, s, e in zip(HEADERS, starts, [*starts[1:], None], strict=True)}
+            cells = {h: body[s:e].strip() for h, s, e in zip(headers, starts, [*starts[1:], None], strict=True)}
             if cells["#"]:
                 rows.append(cells)
             else:  # a continuation line of the row above
@@ -81,6 +83,10 @@ def test_nodes_at_80_columns_keeps_every_column_and_figure(snapshot: Path) -> No
             assert row["PODS"].replace(" ", "") == pods.replace(" ", "")
             assert row["TYPE"].replace(" ", "") in device["type"].replace(" ", "")
             assert row["TYPE"].replace(" ", "").endswith(device["type"].split("NVIDIA")[-1].replace(" ", ""))
+            if "stacks" in node:  # every stack offering the GPU, whole, or – where only one is known to
+                assert row[STACKS].replace(" ", "") == ", ".join(device.get("stacks", ["–"])).replace(" ", "")
+            else:
+                assert STACKS not in row
 
 
 def test_nodes_keeps_the_bars_when_they_fit() -> None:

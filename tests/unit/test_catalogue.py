@@ -24,14 +24,14 @@ ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 # docs/contracts.md#findings: prefix -> (highest number, family).
 RANGES: dict[str, tuple[int, str]] = {
-    "VGP": (18, "pods-vgpu"),
+    "VGP": (20, "pods-vgpu"),
     "VGS": (4, "pods-gpushare"),
     "VGH": (10, "pods-ascend-hami"),
     "VGA": (8, "pods-mindcluster"),
     "VGW": (2, "workloads"),
-    "VGC": (13, "scheduler-config"),
+    "VGC": (14, "scheduler-config"),
     "VGM": (14, "device-config"),
-    "VGN": (19, "nodes"),
+    "VGN": (22, "nodes"),
     "VGK": (8, "cluster"),
     "VGX": (4, "cluster"),  # VGX004: beyond SPEC, the cluster-aware webhook's "no room right now"
     "VGL": (1, "input"),
@@ -81,6 +81,8 @@ NON_PLAIN_ERROR: dict[str, set[Severity]] = {
     "VGN010": {WARNING},
     "VGN011": {WARNING},
     "VGN012": {ERROR, WARNING},
+    "VGN020": {ERROR, WARNING},
+    "VGC014": {ERROR, INFO},
     "VGN013": {WARNING},
     "VGN015": {ERROR, WARNING},
     "VGN017": {ERROR, INFO},
@@ -97,7 +99,9 @@ ALL = sorted(CATALOGUE.values(), key=lambda info: info.code)
 
 def test_catalogue_holds_exactly_the_spec_codes() -> None:
     assert set(CATALOGUE) == EXPECTED_CODES
-    assert len(CATALOGUE) == 101  # docs/contracts.md#findings (98) + VGL001 + VGM014 + VGX004 (cluster-aware webhook)
+    # docs/contracts.md#findings (98) + VGL001 + VGM014 + VGX004 (cluster-aware webhook) + the GPU stacks and DRA
+    # (issue 25): VGP019, VGP020, VGC014, VGN020, VGN021, VGN022
+    assert len(CATALOGUE) == 107
 
 
 def test_catalogue_is_ordered_by_code_and_keyed_by_its_own_code() -> None:
@@ -165,7 +169,7 @@ def test_lookup_is_case_insensitive(code: str, data: st.DataObject) -> None:
     assert lookup(f"  {mixed}\n") is CATALOGUE[code]
 
 
-@pytest.mark.parametrize("bad", ["VGP000", "VGP019", "VGZ001", "", "nonsense"])
+@pytest.mark.parametrize("bad", ["VGP000", "VGP099", "VGZ001", "", "nonsense"])
 def test_lookup_rejects_unknown_codes(bad: str) -> None:
     with pytest.raises(KeyError) as caught:
         lookup(bad)
@@ -186,7 +190,7 @@ def test_hint_for_returns_the_entry_hint() -> None:
 
 def test_codes_filters_by_prefix_in_order() -> None:
     assert codes() == list(CATALOGUE)
-    assert codes("vgp") == [f"VGP{n:03d}" for n in range(1, 19)]
+    assert codes("vgp") == [f"VGP{n:03d}" for n in range(1, 21)]
     assert codes("VGN01") == [f"VGN{n:03d}" for n in range(10, 20)]
     assert codes("XYZ") == []
 

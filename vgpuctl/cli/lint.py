@@ -70,6 +70,7 @@ def lint_command(
         facts = ClusterFacts(device_config=config, volcano_version=version, scheduler_names=names,
                              privileged_severity=Severity(privileged.value))
     documents = read_manifests(paths)
+    facts = _with_input_dra(facts, [d.obj for d in documents])
     report = lint(documents, facts, apply_defaults=not no_defaults)
     empty = report.nothing_to_check
     if empty is not None:
@@ -95,6 +96,16 @@ def _snapshot_facts(path: str, version: Version | None, names: tuple[str, ...], 
     snapshot = build_snapshot(data.objects, data.server_version, volcano_version=version)
     return facts_from_snapshot(snapshot, scheduler_names=names, volcano_version=version,
                                privileged_severity=privileged)
+
+
+def _with_input_dra(facts: ClusterFacts, objects: list[object]) -> ClusterFacts:
+    """The facts with the DeviceClasses, ResourceClaims and ResourceClaimTemplates of the input itself (VGP020)."""
+    from vgpuctl.core.cluster.dra import dra_facts_from_objects, dra_objects
+
+    found = dra_facts_from_objects(dra_objects(objects))
+    if found is None:
+        return facts
+    return replace(facts, dra=facts.dra.merged(found) if facts.dra is not None else found)
 
 
 def register(app: typer.Typer) -> None:

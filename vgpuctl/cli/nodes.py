@@ -18,7 +18,7 @@ from vgpuctl.cli.options import (
     snapshot_option,
     volcano_version_option,
 )
-from vgpuctl.core.cluster.report import NodeReport, select_nodes
+from vgpuctl.core.cluster.report import NodeReport, select_nodes, shared_stacks
 from vgpuctl.core.doctor import judge_nodes
 from vgpuctl.core.findings import ExitStatus, Severity
 from vgpuctl.core.selector import SelectorError, parse_selector
@@ -76,7 +76,8 @@ def nodes_command(
             note(line)
         for broken in verdicts.broken_checks:
             note(f"doctor check {broken.check.id} ({broken.check.code}): {broken.reason}")
-        report = NodeReport(chosen, loaded.source, [*loaded.problems, *loaded.snapshot.findings], verdicts.findings)
+        report = NodeReport(chosen, loaded.source, [*loaded.problems, *loaded.snapshot.findings], verdicts.findings,
+                            shared_stacks(scope, chosen))
         out = stdout()
         if output is OutputFormat.TABLE:
             from vgpuctl.render.nodes import render_nodes  # rich: not for -o json (benchmarks/nodes_scale.py)

@@ -15,7 +15,8 @@ is therefore never unknown: it is the config the facts were given, or that built
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -90,6 +91,38 @@ class AscendNode:
     hami_vnpu_core: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class DraFacts:
+    """What is known of the cluster's DRA objects (docs/stacks.md#dra): the DeviceClasses seen, and the classes
+    each ResourceClaim and ResourceClaimTemplate asks for, by (namespace, name). A claim or class not in here is
+    unknown, and a rule that needs it is skipped (VGP020)."""
+
+    gpu_classes: frozenset[str] = frozenset()  # DeviceClasses seen whose selectors name a GPU driver
+    other_classes: frozenset[str] = frozenset()  # DeviceClasses seen that select something else (a NIC, …)
+    claims: Mapping[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    templates: Mapping[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+
+    def is_gpu_class(self, name: str) -> bool | None:
+        """Whether DeviceClass `name` selects GPUs: as its object says when it was seen, else by the names the GPU
+        drivers' charts install (`spec.DRA_GPU_CLASSES`); None: unknown."""
+        if name in self.gpu_classes:
+            return True
+        if name in self.other_classes:
+            return False
+        return True if name in spec.DRA_GPU_CLASSES else None
+
+    def classes_of(self, kind: str, namespace: str, name: str) -> tuple[str, ...] | None:
+        """The classes a pod's claim entry asks (`kind` "claim" or "template"); None when that object is unknown."""
+        return (self.claims if kind == "claim" else self.templates).get((namespace, name))
+
+    def merged(self, other: DraFacts) -> DraFacts:
+        """These facts with `other`'s added (`other` wins where both know an object)."""
+        return DraFacts(
+            gpu_classes=(self.gpu_classes - other.other_classes) | other.gpu_classes,
+            other_classes=(self.other_classes - other.gpu_classes) | other.other_classes,
+            claims={**self.claims, **other.claims}, templates={**self.templates, **other.templates})
+
+
 @dataclass(frozen=True)
 class ClusterFacts:
     # The device config the facts were given: a file (`--device-config`, the webhook's mount) or a cluster's
@@ -107,6 +140,11 @@ class ClusterFacts:
     node_resources: frozenset[str] | None = None  # every extended resource some node advertises
     # Image tags of the ascend-device-plugin DaemonSets the cluster runs (() : none seen; None: no cluster facts).
     ascend_plugin_tags: tuple[str, ...] | None = None
+    # The DRA classes, claims and templates known (from the snapshot and the lint input); None: none known.
+    dra: DraFacts | None = None
+    # Why the cluster's Volcano cannot allocate DRA claims (VGC014), when its configuration says it cannot; None
+    # when it can, or nobody knows.
+    dra_blocked: str | None = None
 
     # ---- the device config Volcano runs on -------------------------------------------------------
     @property

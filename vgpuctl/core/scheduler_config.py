@@ -134,6 +134,14 @@ def get_bool(value: Any) -> tuple[bool | None, str]:
     return None, f"{value!r} is not a boolean, so it is ignored (false)"
 
 
+def get_bool_strict(value: Any) -> tuple[bool | None, str]:
+    """Volcano < 1.15's `Arguments.GetBool` (`pkg/scheduler/framework/arguments.go`): only a real boolean; anything
+    else, a quoted `"true"` included, is ignored with a log line and the default stays."""
+    if isinstance(value, bool):
+        return value, ""
+    return None, f"{value!r} is not an unquoted boolean, so Volcano before 1.15 ignores it (false)"
+
+
 def get_int(value: Any) -> tuple[int | None, str]:
     if isinstance(value, int) and not isinstance(value, bool):
         return value, ""

@@ -190,3 +190,39 @@ DEVICE_POD_LABELS: Final = (LABEL_RING_CONTROLLER, LABEL_VNPU_LEVEL, LABEL_VNPU_
 
 #: Pod phases whose devices are free again: Volcano and the device plugins no longer count these pods.
 DONE_POD_PHASES: Final = ("Succeeded", "Failed")
+
+# --- Other GPU stacks on the same nodes (docs/stacks.md) --------------------------------------------
+# NVIDIA's device plugin (NVIDIA/k8s-device-plugin v0.20.0): its resources, with `.shared` the default rename of a
+# replicated resource (`api/config/v1/resources.go` DefaultSharedRename), and GPU feature discovery's labels per
+# resource (`internal/lm/resource.go` baseLabeler: `<resource>.count`, `.replicas`, `.sharing-strategy`, `.product`).
+NVIDIA_GPU: Final = "nvidia.com/gpu"
+NVIDIA_GPU_SHARED: Final = "nvidia.com/gpu.shared"
+NVIDIA_GPU_RESOURCE_PREFIXES: Final = ("nvidia.com/gpu", "nvidia.com/mig-")  # GPUs and MIG devices, every stack
+LABEL_NVIDIA_GPU_COUNT: Final = "nvidia.com/gpu.count"
+LABEL_NVIDIA_GPU_REPLICAS: Final = "nvidia.com/gpu.replicas"
+LABEL_NVIDIA_GPU_SHARING: Final = "nvidia.com/gpu.sharing-strategy"
+LABEL_NVIDIA_GPU_PRODUCT: Final = "nvidia.com/gpu.product"
+NVIDIA_SHARED_PRODUCT_SUFFIX: Final = "-SHARED"
+# gpu-operator (NVIDIA/gpu-operator v26.7.0 `controllers/state_manager.go`): the label its device-plugin DaemonSet
+# selects on; a non-empty value set by the administrator is kept, so `false` keeps the plugin off the node.
+LABEL_GPU_OPERATOR_DEVICE_PLUGIN: Final = "nvidia.com/gpu.deploy.device-plugin"
+
+# --- DRA (resource.k8s.io), docs/stacks.md#dra ---------------------------------------------------------
+# GPU drivers and the DeviceClasses their charts install (kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1
+# `deployments/helm/dra-driver-nvidia-gpu/templates/deviceclass-*.yaml`; Project-HAMi/k8s-dra-driver v0.1.0
+# `chart/hami-dra-driver/templates/deviceclass-hami-gpu.yaml`).
+DRA_DRIVER_NVIDIA_GPU: Final = "gpu.nvidia.com"
+DRA_DRIVER_HAMI_GPU: Final = "hami-core-gpu.project-hami.io"
+DRA_GPU_DRIVERS: Final = frozenset({DRA_DRIVER_NVIDIA_GPU, DRA_DRIVER_HAMI_GPU})
+DRA_GPU_CLASSES: Final = frozenset({"gpu.nvidia.com", "mig.nvidia.com", "hami-core-gpu.project-hami.io"})
+DRA_ATTR_UUID: Final = "uuid"
+DRA_ATTR_PARENT_UUID: Final = "parentUUID"  # a MIG device's GPU
+DRA_ATTR_TYPE: Final = "type"
+# A manifest without a namespace is applied to this one (kubectl without -n): DRA claims and templates resolve there.
+DEFAULT_NAMESPACE: Final = "default"
+
+# The predicates plugin's DRA switch (volcano-sh/volcano v1.12.0–v1.14.x `pkg/scheduler/plugins/predicates/
+# predicates.go`; no longer read from v1.15.0) and the scheduler feature gate behind it.
+ARG_PREDICATE_DRA: Final = "predicate.DynamicResourceAllocationEnable"
+FEATURE_GATES_FLAG: Final = "--feature-gates"
+GATE_DRA: Final = "DynamicResourceAllocation"

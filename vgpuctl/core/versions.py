@@ -442,3 +442,109 @@ def plugin_problem(role: PluginRole, tag: str, volcano: Version, volcano_text: s
                 "asking for gpu-number gets no GPU assigned and sees every GPU of its node: use the build from "
                 "master (volcanosh/volcano-device-plugin:latest) with --gpu-strategy=number")
     return None
+
+
+# ---- DRA (docs/stacks.md#dra-in-volcano) ------------------------------------------------------------
+#
+# Read at each tag of volcano-sh/volcano (`git show <tag>:pkg/scheduler/plugins/predicates/predicates.go`, `go.mod`):
+# - ≤ v1.11.2: no `dynamicresources` in the predicates plugin: DRA claims are never allocated.
+# - v1.12.0 – v1.14.4: `predicate.DynamicResourceAllocationEnable`, default false, read with `GetBool` (a real bool
+#   only: `framework/arguments.go` takes a string from v1.15.0 on); when true, `dynamicresources.New(…, features)`
+#   with `EnableDynamicResourceAllocation` from the scheduler's feature gate — off, the plugin is created disabled
+#   and skips every pod (kubernetes/kubernetes `pkg/scheduler/framework/plugins/dynamicresources`).
+# - v1.15.0 on: the argument is no longer read; it defaults to the gate (commit 88c3b4769, "Enable dra option").
+# The gate's default: the vendored Kubernetes' (go.mod k8s.io/kubernetes v1.32.2 at v1.12.x, v1.33.2 at v1.13.x:
+# DynamicResourceAllocation beta, default off); from v1.14.0 the scheduler sets its feature-gate defaults to the
+# connected API server's version (`cmd/scheduler/app/server.go` setupComponentGlobals, `pkg/util/util.go`
+# SetupComponentGlobals from v1.15.0), where the gate is on from Kubernetes 1.34 (GA).
+
+#: Volcano's vendored k8s.io/kubernetes (major, minor) per release line, from go.mod at each line's tags.
+VENDORED_KUBERNETES: Final = {(1, 11): (1, 31), (1, 12): (1, 32), (1, 13): (1, 33), (1, 14): (1, 34),
+                              (1, 15): (1, 35), (1, 16): (1, 36)}
+#: Kubernetes' DynamicResourceAllocation gate is on by default from this release (GA).
+KUBE_DRA_GATE_ON_BY_DEFAULT: Final = (1, 34)
+
+
+def has_dra(v: Version) -> bool:
+    """The predicates plugin runs the upstream `dynamicresources` plugin (≥ 1.12, volcano-sh/volcano PR #3799)."""
+    return _at_least(v, 1, 12)
+
+
+def reads_dra_argument(v: Version) -> bool:
+    """`predicate.DynamicResourceAllocationEnable` is read (1.12 – 1.14), as a real bool only."""
+    return has_dra(v) and not _at_least(v, 1, 15)
+
+
+def aligns_gates_with_cluster(v: Version) -> bool:
+    """The scheduler's feature-gate defaults follow the API server's version (≥ 1.14), not the vendored one."""
+    return _at_least(v, 1, 14)
+
+
+def vendored_kubernetes(v: Version) -> tuple[int, int] | None:
+    line = (v.major, v.minor)
+    if line in VENDORED_KUBERNETES:
+        return VENDORED_KUBERNETES[line]
+    newest = max(VENDORED_KUBERNETES)
+    return VENDORED_KUBERNETES[newest] if line > newest else None
+
+
+def dra_gate_default(v: Version, cluster: tuple[int, int] | None) -> bool | None:
+    """Whether the scheduler's DynamicResourceAllocation gate is on without `--feature-gates`; None when it
+    depends on a cluster version nobody knows. `cluster`: the API server's (major, minor)."""
+    if aligns_gates_with_cluster(v):
+        return None if cluster is None else cluster >= KUBE_DRA_GATE_ON_BY_DEFAULT
+    vendored = vendored_kubernetes(v)
+    return None if vendored is None else vendored >= KUBE_DRA_GATE_ON_BY_DEFAULT
+
+
+@dataclass(frozen=True, slots=True)
+class DraSupport:
+    """Whether the running Volcano allocates DRA claims: `allocates` (None: cannot be told), what is missing
+    (sentences, empty when nothing is), and whether a predicates argument it ignores is set (≥ 1.15)."""
+
+    allocates: bool | None
+    missing: tuple[str, ...] = ()
+    unknown: str = ""  # why it cannot be told (allocates None)
+    ignored_argument: bool = False
+
+
+def dra_support(v: Version, *, predicates: bool, argument: bool | None, argument_set: bool, gate: bool | None,
+                gates_known: bool = True, cluster: tuple[int, int] | None, shown: str | None = None) -> DraSupport:
+    """`predicates`: the predicates plugin is in a tier; `argument`: `predicate.DynamicResourceAllocationEnable` as
+    Volcano `v` reads it (None: absent or unreadable, i.e. false); `gate`: what `--feature-gates` sets it to (None:
+    not set); `gates_known`: the scheduler's flags are known at all (else a default-off gate may have been turned
+    on: unknown, not off); `cluster`: the API server's (major, minor) when known. `shown`: how the version reads in
+    messages."""
+    name = shown or f"Volcano {v}"
+    if not has_dra(v):
+        return DraSupport(False, (f"{name} has no DRA: its predicates plugin runs no dynamicresources filter "
+                                  "before 1.12",))
+    missing: list[str] = []
+    if not predicates:
+        missing.append("the predicates plugin, which runs DRA, is in no tier")
+    if reads_dra_argument(v) and argument is not True:
+        missing.append(f"predicate.DynamicResourceAllocationEnable is not true on the predicates plugin ({name} "
+                       "reads it, default false, and only as an unquoted bool)")
+    effective = gate if gate is not None else dra_gate_default(v, cluster)
+    if effective is False and not gates_known:
+        effective = None  # off by default, but the flags that could turn it on are not known
+    unknown = ""
+    if effective is False:
+        if gate is False:
+            why = "--feature-gates turns it off"
+        elif aligns_gates_with_cluster(v):
+            why = (f"off by default on Kubernetes {cluster[0]}.{cluster[1]}, whose version {name} takes its gate "
+                   "defaults from" if cluster else "off by default")
+        else:
+            vendored = vendored_kubernetes(v)
+            why = (f"beta and off by default in the Kubernetes {vendored[0]}.{vendored[1]} {name} is built with"
+                   if vendored else "off by default")
+        missing.append(f"the scheduler's DynamicResourceAllocation feature gate is off ({why})")
+    elif effective is None:
+        unknown = ("the vc-scheduler Deployment is not in the snapshot, so its --feature-gates are unknown"
+                   if not gates_known else
+                   f"the scheduler's DynamicResourceAllocation gate is not set in --feature-gates and {name} takes "
+                   "its default from the cluster's Kubernetes version, which the snapshot does not say")
+    allocates = False if missing else (None if effective is None else True)
+    return DraSupport(allocates, tuple(missing), unknown if allocates is None else "",
+                      ignored_argument=has_dra(v) and not reads_dra_argument(v) and argument_set)

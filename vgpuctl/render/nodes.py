@@ -14,6 +14,7 @@ from rich.text import Span, Text
 
 from vgpuctl.core.cluster.model import DeviceState
 from vgpuctl.core.cluster.report import NodeReport
+from vgpuctl.core.cluster.stacks import NodeStacks
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.render.style import SEVERITY_MARK, SEVERITY_STYLE, plural, text
 from vgpuctl.render.terminal import safe
@@ -21,7 +22,7 @@ from vgpuctl.render.terminal import safe
 BAR = 10
 #: Columns that may wrap (folding a long name over lines) when the table is too wide, like `kubectl get`, in
 #: the order they start to: the pods first, the mode (short, and read at a glance) last.
-NAMES = ("PODS", "TYPE", "DEVICE", "MODE")
+NAMES = ("PODS", "STACKS", "TYPE", "DEVICE", "MODE")
 NAME_ROOM = 8  # the least width a wrapping column is given
 GAP = 2  # the space between two columns (padding (0, 1))
 
@@ -78,7 +79,8 @@ def _counts(findings: Sequence[Finding]) -> str:
 _OK, _UNHEALTHY = _Cell("ok", "green"), _Cell("unhealthy", "bold red")
 
 
-def _cells(d: DeviceState, bars: bool, pods_per_line: bool = False) -> dict[str, _Cell]:
+def _cells(d: DeviceState, bars: bool, pods_per_line: bool = False,
+           stacks: tuple[str, ...] | None = None) -> dict[str, _Cell]:
     """The row of one device. Names come from annotations: each is made `safe` first (its control characters
     escaped, as rich would otherwise strip some and pass ESC), so the cell's text and styled stretches are what
     rich draws, and the only line breaks in a cell are the layout's (a pod per line)."""
@@ -89,10 +91,13 @@ def _cells(d: DeviceState, bars: bool, pods_per_line: bool = False) -> dict[str,
     else:
         pods_cell = _Cell(pods)
     show = bar if bars else figure
-    return {"#": _Cell(str(d.index)), "DEVICE": _Cell(_short(safe(d.id))),
-            "TYPE": _Cell(safe(_type(d))), "MODE": _Cell(safe(d.mode)),
-            "HEALTH": _OK if d.health else _UNHEALTHY, "MEMORY (MiB)": show(d.memory_used, d.memory_total),
-            "CORES": show(d.cores_used, d.cores_total), "SLOTS": show(d.slots_used, d.slots_total), "PODS": pods_cell}
+    cells = {"#": _Cell(str(d.index)), "DEVICE": _Cell(_short(safe(d.id))),
+             "TYPE": _Cell(safe(_type(d))), "MODE": _Cell(safe(d.mode)),
+             "HEALTH": _OK if d.health else _UNHEALTHY, "MEMORY (MiB)": show(d.memory_used, d.memory_total),
+             "CORES": show(d.cores_used, d.cores_total), "SLOTS": show(d.slots_used, d.slots_total), "PODS": pods_cell}
+    if stacks is not None:  # a node where several stacks offer GPUs: who offers each (docs/stacks.md)
+        cells["STACKS"] = _Cell(", ".join(map(safe, stacks)), "bold yellow") if len(stacks) > 1 else _NONE
+    return cells
 
 
 def _natural(rows: list[dict[str, _Cell]]) -> dict[str, int]:
@@ -102,26 +107,30 @@ def _natural(rows: list[dict[str, _Cell]]) -> dict[str, int]:
 def _wrapping(natural: dict[str, int], width: int) -> tuple[str, ...]:
     """The fewest name columns (in NAMES order) that must wrap for the rest to be whole within `width`, the
     columns' `_natural` widths given."""
-    room = width - GAP * (len(natural) - 1) - sum(w for column, w in natural.items() if column not in NAMES)
-    for count in range(len(NAMES)):
-        wrap = NAMES[:count]
-        whole = sum(natural[column] for column in NAMES[count:])
+    names = tuple(column for column in NAMES if column in natural)
+    room = width - GAP * (len(natural) - 1) - sum(w for column, w in natural.items() if column not in names)
+    for count in range(len(names)):
+        wrap = names[:count]
+        whole = sum(natural[column] for column in names[count:])
         if room - whole >= sum(min(natural[column], NAME_ROOM) for column in wrap):
             return wrap
-    return NAMES
+    return names
 
 
-def _device_table(devices: Sequence[DeviceState], width: int, styled: bool = True) -> Table | Text:
+def _device_table(devices: Sequence[DeviceState], width: int, styled: bool = True,
+                  stacks: NodeStacks | None = None) -> Table | Text:
     """A row per device. Too wide for `width`: the bars go (the figures stay whole, coloured as the bars
-    were), then names wrap; a figure, the index or the health is never cut."""
-    rows = [_cells(d, bars=True) for d in devices]
+    were), then names wrap; a figure, the index or the health is never cut. `stacks`: the node's, where several
+    stacks offer GPUs (a STACKS column says which offer each device)."""
+    offering = [stacks.offering(d.id) if stacks is not None else None for d in devices]
+    rows = [_cells(d, bars=True, stacks=s) for d, s in zip(devices, offering, strict=True)]
     natural = _natural(rows)
     if sum(natural.values()) + GAP * (len(rows[0]) - 1) > width:
-        rows = [_cells(d, bars=False) for d in devices]
+        rows = [_cells(d, bars=False, stacks=s) for d, s in zip(devices, offering, strict=True)]
         natural = _natural(rows)
     wrap = _wrapping(natural, width)
     if "PODS" in wrap:  # a pod per line: a name is folded only when it alone is wider than the column
-        rows = [_cells(d, bars=False, pods_per_line=True) for d in devices]
+        rows = [_cells(d, bars=False, pods_per_line=True, stacks=s) for d, s in zip(devices, offering, strict=True)]
     aligned = _aligned(rows, styled, natural) if not wrap else None
     return aligned if aligned is not None else _table(rows, wrap)
 
@@ -180,6 +189,12 @@ def _print_plain(console: Console, text: str) -> None:
         console.file.write(f"{text}\n")
 
 
+def _stacks_line(stacks: NodeStacks) -> str:
+    """`volcano-vgpu (4 GPUs), nvidia-device-plugin (4 GPUs)`."""
+    return ", ".join(f"{s.name} ({plural(s.count, 'GPU')})" if s.count is not None else s.name
+                     for s in stacks.stacks)
+
+
 def render_nodes(report: NodeReport, console: Console) -> None:
     # Printed a node at a time, as one Text, without styles where none show (a pipe, a file): rich's print
     # and render per line were most of `nodes` on 5,000 nodes (benchmarks/nodes_table.py).
@@ -191,11 +206,14 @@ def render_nodes(report: NodeReport, console: Console) -> None:
         # a flagged node is marked where the eye lands first
         mark = (f"{SEVERITY_MARK[worst]} ", SEVERITY_STYLE[worst]) if worst is not None else ""
         counts = (f" · {_counts(findings)}", SEVERITY_STYLE[worst]) if worst is not None else ""
+        stacks = report.stacks.get(node.name)
         head = text(mark, (node.name, "bold"), (f"  {families}", "cyan"), f" · mode {node.mode}" if node.mode else "",
                     (f" · {plural(len(node.devices), 'device')}", "dim"), counts)
         block: list[Text | Table] = [head]
+        if stacks is not None:
+            block.append(text("  GPU stacks: ", (_stacks_line(stacks), "yellow")))
         if node.devices:
-            block.append(_device_table(node.devices, console.width, styled))
+            block.append(_device_table(node.devices, console.width, styled, stacks))
         block.extend(text("  ", (f"{SEVERITY_MARK[finding.severity]} {finding.code}", SEVERITY_STYLE[finding.severity]),
                           "  ", finding.message)
                      for finding in findings)

@@ -102,10 +102,11 @@ def workload(kind: str, namespace: str, name: str, image: str, *, status: dict[s
             "spec": {"template": {"spec": pod_spec}}, "status": status or {}}
 
 
-def cluster(*objects: dict[str, Any], server_version: str | None = "v1.31.4", volcano: str | None = None
-            ) -> ClusterSnapshot:
+def cluster(*objects: dict[str, Any], server_version: str | None = "v1.31.4", volcano: str | None = None,
+            kinds: frozenset[str] | None = None) -> ClusterSnapshot:
+    """`kinds`: what the snapshot says it listed (`vgpuctl.io/kinds`), e.g. the DRA kinds when none exist."""
     return build_snapshot(list(objects), server_version,
-                          volcano_version=parse_version(volcano) if volcano else None)
+                          volcano_version=parse_version(volcano) if volcano else None, kinds=kinds)
 
 
 def doctor(snapshot: ClusterSnapshot, *, version: str | None = None, **kw: Any) -> DoctorReport:

@@ -548,4 +548,5 @@ def test_the_shape_key_covers_everything_the_pod_rules_read() -> None:
     assert read <= SHAPE_ANNOTATIONS | SHAPE_PRESENCE_ANNOTATIONS | SHAPE_LABELS
     assert re.findall(r"(?:annotations|labels)\.get\(\s*[\"']", source) == []
     assert set(re.findall(r"target\.spec\.get\(\"(\w+)\"\)", source)) == {"schedulerName", "nodeName",
-                                                                        "runtimeClassName", "containers"}
+                                                                        "runtimeClassName", "containers",
+                                                                        "resourceClaims"}

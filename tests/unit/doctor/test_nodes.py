@@ -42,7 +42,9 @@ from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.findings import Finding
 from vgpuctl.core.versions import parse_version
 
-NODE_CODES = [f"VGN{n:03d}" for n in range(1, 19)]  # VGN019 is node-local (doctor --node)
+# VGN019 is node-local (doctor --node)
+NODE_CODES = [f"VGN{n:03d}" for n in (*range(1, 19), 20, 21, 22)]
+DRA_LISTED = frozenset({"ResourceSlice", "DeviceClass", "ResourceClaim", "ResourceClaimTemplate"})
 
 
 def gpu(name: str, *uuids: str, **kw: Any) -> dict[str, Any]:
@@ -67,7 +69,7 @@ def test_healthy_nodes_of_every_family_pass_every_node_check(version: str | None
     handshake = {"volcano.sh/node-vgpu-handshake": "Reported 2026-11-21 11:59:50.1 +0000 UTC m=+1.0"}
     snap = cluster(gpu("n1", annotations=handshake), gpu("n2", GPU_A, GPU_B, annotations=handshake),
                    gpushare_node("s1", unhealthy="1"), ascend_node("a1"), mindcluster_node("m1"), node("cpu"),
-                   plugin_pod("n1"), pod("ml", "p", node="cpu"))
+                   plugin_pod("n1"), pod("ml", "p", node="cpu"), kinds=DRA_LISTED)
     report = doctor(snap, version=version)
     rows = [r for r in report.results if r.check.category is Category.NODES]
     assert sorted(r.check.code for r in rows) == NODE_CODES
@@ -88,9 +90,15 @@ def test_garbage_nodes_never_break_a_check() -> None:
 
 def test_node_checks_themselves_never_raise_on_garbage() -> None:
     """Called directly, without the runner's safety net, and with objects even the snapshot reader chokes on."""
-    snap = cluster(*garbage())
+    snap = cluster(*garbage(), kinds=DRA_LISTED)
     snap.daemonsets.append({"kind": "DaemonSet", "spec": {"template": {"spec": {"containers": 5}}}})
     snap.pods.append({"kind": "Pod", "spec": {"nodeName": "g1", "containers": 5}})
+    assert snap.resource_slices is not None
+    snap.resource_slices += [
+        {"kind": "ResourceSlice", "spec": {"nodeName": "g1", "driver": "gpu.nvidia.com",
+                                           "devices": [5, {"attributes": 7}, {"basic": {"attributes": {"uuid": 5}}},
+                                                       {"attributes": {"uuid": {"string": 5}, "parentUUID": []}}]}},
+        {"kind": "ResourceSlice", "spec": {"nodeName": 5, "driver": ["x"]}}, {"kind": "ResourceSlice", "spec": 5}]
     for version in ("1.11.0", "1.15.0", None):
         ctx = DoctorContext(snapshot=snap, facts=ClusterFacts(), volcano_version=parse_version(version) if version
                             else None, version_source="test", now=NOW)
@@ -287,10 +295,19 @@ def test_vgn011_ascend_locks_under_the_common_word_on_1_14_and_1_15() -> None:
 
 def test_vgn012_hami_register_alone_or_next_to_volcano() -> None:
     hami = '[{"id":"GPU-1","count":10,"devmem":40960,"devcore":100,"type":"NVIDIA A100","health":true}]'
-    both = cluster(gpu("n1", annotations={"hami.io/node-nvidia-register": hami}))
+    same = hami.replace("GPU-1", GPU_A)
+    both = cluster(gpu("n1", annotations={"hami.io/node-nvidia-register": same}))
     finding = only(doctor(both), "VGN012")
     assert (finding.severity.value, finding.subject) == ("error", "node/n1")
     assert "two device plugins" in finding.message and "HAMi ≥ v2.8" in finding.message
+    assert f"both register {GPU_A}:" in finding.message
+    # made exact: HAMi and Volcano registering different GPUs (a filterdevices split) offer none twice
+    split = only(doctor(cluster(gpu("n1", annotations={"hami.io/node-nvidia-register": hami}))), "VGN012")
+    assert split.severity.value == "warning" and "none is offered twice" in split.message
+    # HAMi's older field forms are read too: the 7-field form of HAMi ≤ v2.4
+    seven = f"{GPU_A},10,40960,100,NVIDIA-NVIDIA A100-PCIE-40GB,0,true:"
+    old = only(doctor(cluster(gpu("n1", annotations={"hami.io/node-nvidia-register": seven}))), "VGN012")
+    assert old.severity.value == "error" and "HAMi ≤ v2.4" in old.message and GPU_A in old.message
     alone = node("h1", annotations={"hami.io/node-nvidia-register": hami}, labels=DRIVER_OK)
     warning = only(doctor(cluster(scheduler_cm(DEVICESHARE_VGPU), alone)), "VGN012")
     assert warning.severity.value == "warning" and "Volcano vGPU sees no GPU here" in warning.message

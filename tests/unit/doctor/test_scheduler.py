@@ -33,7 +33,7 @@ def test_a_healthy_configuration_passes_every_scheduler_check() -> None:
     report = doctor(cluster(scheduler_cm(HEALTHY), vgpu_node("n1")), version="1.15.1")
     rows = [r for r in report.results if r.check.category.value == "scheduler-config"]
     assert {r.status for r in rows} == {Status.PASS}
-    assert len(rows) == 13
+    assert len(rows) == 14
 
 
 def test_vgc001_missing_and_unparseable() -> None:

@@ -446,6 +446,96 @@ ENTRIES: tuple[CodeInfo, ...] = (
             """,
         severities=(ERROR, WARNING, INFO),
     ),
+    CodeInfo(
+        code="VGN020",
+        severity=ERROR,
+        family=NODES,
+        title="NVIDIA's device plugin offers GPUs the vGPU plugin also registers",
+        hint=(
+            "Keep NVIDIA's device plugin off vGPU nodes: label the node `nvidia.com/gpu.deploy.device-plugin=false` "
+            "(gpu-operator keeps an administrator's value) or give the plugin's DaemonSet a node selector that "
+            "excludes them; to split one node, hide the plugin's GPUs from the vGPU plugin with `filterdevices` in "
+            "`volcano-vgpu-node-config` and keep `nvidia.com/gpu.count` labels so the split can be checked."
+        ),
+        doc=f"""
+            NVIDIA's device plugin (plain, time-slicing or MPS; gpu-operator's too) advertises the
+            node's GPUs as `nvidia.com/gpu` (or `nvidia.com/gpu.shared`) while the vGPU plugin registers
+            them in `volcano.sh/node-vgpu-register`. Volcano never counts a pod holding `nvidia.com/gpu`
+            against a vGPU device, so it places vGPU pods on GPUs the device plugin has handed out
+            (volcano issues #4712, volcano-vgpu-device-plugin #76: "volcano doesn't check the usage of
+            GPU on node"). The plugin publishes no UUIDs, so the overlap is counted: U GPUs in the
+            register plus ceil(allocatable ÷ `nvidia.com/gpu.replicas`) GPUs of the plugin above GPU
+            feature discovery's `nvidia.com/gpu.count` proves GPUs offered twice: **error**. Without
+            the count, or when both fit side by side (a `filterdevices` split is possible but cannot be
+            proven): **warning**. The message names the sharing strategy and gpu-operator
+            (`nvidia.com/gpu.deploy.device-plugin=true`). Not reported where `nvidia.com/gpu` is HAMi's
+            (VGN012) or a vGPU resource name of the device config.
+
+            Evidence: docs/stacks.md#nvidia-device-plugin, docs/stacks.md#what-is-safe;
+            {_VGPU_DIR}device_info.go` (NewGPUDevices); NVIDIA/k8s-device-plugin
+            `internal/lm/resource.go` (v0.20.0); NVIDIA/gpu-operator `controllers/state_manager.go`
+            (v26.7.0).
+            """,
+        severities=(ERROR, WARNING),
+    ),
+    CodeInfo(
+        code="VGN021",
+        severity=ERROR,
+        family=NODES,
+        title="a DRA ResourceSlice offers GPUs a device plugin also offers",
+        hint=(
+            "Run one GPU stack per node: keep the DRA driver's kubelet plugin off device-plugin nodes (node "
+            "selector or affinity on its DaemonSet), or the device plugins off DRA nodes "
+            "(`nvidia.com/gpu.deploy.device-plugin=false`, `filterdevices`); with gpu-operator, GPUCluster xor "
+            "ClusterPolicy."
+        ),
+        doc="""
+            A DRA driver publishes the node's GPUs in ResourceSlices (`spec.nodeName`): NVIDIA's
+            `gpu.nvidia.com` a device per GPU with attribute `uuid`, and per MIG device its GPU in
+            `parentUUID`; HAMi's `hami-core-gpu.project-hami.io` a device per GPU with `uuid`. When a
+            device plugin registers the same GPU — Volcano's `volcano.sh/node-vgpu-register` or HAMi's
+            `hami.io/node-nvidia-register` — the Kubernetes scheduler's DRA allocator and the device
+            plugin's scheduler each hand it out and neither sees the other's pods; the message names
+            the UUIDs. Next to NVIDIA's device plugin (allocatable `nvidia.com/gpu`, no UUIDs) the GPUs
+            cannot be named, but NVIDIA's DRA chart itself refuses to install beside the device plugin
+            on one node ("cannot be deployed alongside the standard GPU device plugin on the same node")
+            until KEP-5004 is GA. Both are errors.
+
+            Needs the ResourceSlices: skipped with the reason when the snapshot did not collect them
+            (`vgpuctl snapshot save` does; with kubectl, add `resourceslices`) and in the cluster-aware
+            webhook, which watches nodes and pods only.
+
+            Evidence: docs/stacks.md#dra, docs/stacks.md#what-is-not; kubernetes-sigs/dra-driver-nvidia-gpu
+            `cmd/gpu-kubelet-plugin/deviceinfo.go`, `cmd/gpu-kubelet-plugin/mig.go`,
+            `deployments/helm/dra-driver-nvidia-gpu/templates/validation.yaml` (v0.4.1);
+            Project-HAMi/k8s-dra-driver `cmd/hami-kubelet-plugin/hami_core.go` (v0.1.0).
+            """,
+    ),
+    CodeInfo(
+        code="VGN022",
+        severity=ERROR,
+        family=NODES,
+        title="gpushare capacity and the vGPU registration on one node",
+        hint=(
+            "Pick one family per node: remove the gpushare plugin (volcano-sh/devices) from vGPU nodes and "
+            "its `volcano.sh/gpu-memory`/`gpu-number` capacity with it, or the vGPU plugin and its "
+            "`volcano.sh/node-vgpu-register` annotation from gpushare nodes; move pods to `volcano.sh/vgpu-*`."
+        ),
+        doc=f"""
+            The gpushare / gpu-number device plugin (volcano-sh/devices) advertises
+            `volcano.sh/gpu-memory` and `volcano.sh/gpu-number` (Volcano reads them from capacity, by GPU
+            index), the vGPU plugin registers the same GPUs by UUID. Both projects ship their DaemonSet as
+            `kube-system/volcano-device-plugin`, so one replaces the other — and the registration the
+            replaced one left behind stays on the node — or both run under other names. Volcano cannot
+            turn gpushare or gpu-number on together with vGPU (the scheduler exits: VGC004), so the
+            family Volcano does not run is handed out here by its plugin without Volcano counting it, or
+            Volcano counts a registration nobody serves any more.
+
+            Evidence: docs/stacks.md#gpushare-and-vgpu, docs/volcano.md#fatal-combinations;
+            volcano-sh/volcano `pkg/scheduler/api/devices/nvidia/gpushare/device_info.go`,
+            `pkg/scheduler/plugins/deviceshare/deviceshare.go`; {_VGPU_DP} `volcano-vgpu-device-plugin.yml`.
+            """,
+    ),
     # --- Cluster and components (VGK) --------------------------------------------------------------
     CodeInfo(
         code="VGK001",

@@ -311,6 +311,37 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `installer/helm/chart/volcano/config/volcano-scheduler.conf`.
             """,
     ),
+    CodeInfo(
+        code="VGC014",
+        severity=ERROR,
+        family=SCHEDULER,
+        title="pods with DRA claims while the running Volcano cannot allocate them",
+        hint=(
+            "Volcano 1.12–1.14: set `predicate.DynamicResourceAllocationEnable: true` on the predicates plugin "
+            "and, where the scheduler's DynamicResourceAllocation gate is off, add "
+            "`--feature-gates=DynamicResourceAllocation=true` to vc-scheduler; from 1.15 only the gate counts "
+            "(on by default on Kubernetes ≥ 1.34); before 1.12 upgrade Volcano or schedule these pods elsewhere."
+        ),
+        doc="""
+            Volcano allocates `spec.resourceClaims` with the upstream `dynamicresources` plugin inside
+            its predicates plugin, only when it is on: never before 1.12; on 1.12–1.14 with
+            `predicate.DynamicResourceAllocationEnable: true` (an unquoted bool) **and** the scheduler's
+            `DynamicResourceAllocation` feature gate; from 1.15 with the gate alone (the argument is no
+            longer read: **info** when set). The gate's default: off in the Kubernetes 1.32 and 1.33 that
+            1.12 and 1.13 are built with; from 1.14 that of the API server's version (on from 1.34).
+            Off, the plugin skips every pod: Volcano binds pods whose claims nobody allocated, and they
+            never start. **Error** when pods placed by Volcano carry claims (`doctor`; `lint --snapshot`
+            for the pods it checks) and the version, the argument and the gate (vc-scheduler's
+            `--feature-gates`) say DRA is off; skipped when the flags or the default cannot be told.
+
+            Evidence: docs/stacks.md#dra-in-volcano; volcano-sh/volcano
+            `pkg/scheduler/plugins/predicates/predicates.go` (v1.12.0–v1.14.4 read the argument; v1.15.0
+            no longer), `go.mod` (k8s.io/kubernetes v1.32.2 … v1.35.3), `cmd/scheduler/app/server.go`
+            (setupComponentGlobals, v1.14.0), `pkg/util/util.go` (v1.15.0); kubernetes/kubernetes
+            `pkg/features/kube_features.go` (DynamicResourceAllocation).
+            """,
+        severities=(ERROR, INFO),
+    ),
     # --- Device config / geometry (VGM) ------------------------------------------------------------
     CodeInfo(
         code="VGM001",

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 _DOCS = re.compile(r"(?<!`)\bdocs/([\w-]+\.md)(#[\w-]+)?")
 # `owner/repo` followed by a back-quoted path inside the repository (a file or a folder ending in `/`).
-_UPSTREAM = re.compile(r"\b(volcano-sh/volcano|Project-HAMi/[\w.-]+|kubernetes/kubernetes)\s+`([\w./-]+)`")
+_UPSTREAM = re.compile(r"\b(volcano-sh/volcano|Project-HAMi/[\w.-]+|kubernetes/kubernetes|kubernetes-sigs/[\w.-]+"
+                       r"|NVIDIA/[\w.-]+)\s+`([\w./-]+)`")
 
 
 @dataclass(frozen=True, slots=True)

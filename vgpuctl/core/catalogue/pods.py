@@ -492,6 +492,69 @@ ENTRIES: tuple[CodeInfo, ...] = (
             """,
     ),
     CodeInfo(
+        code="VGP019",
+        severity=ERROR,
+        family=VGPU,
+        title="a container asks for GPUs of another stack together with volcano.sh/vgpu-*",
+        hint=(
+            "Ask for GPUs through one stack per container: keep `volcano.sh/vgpu-*` and remove `nvidia.com/gpu` "
+            "(and `nvidia.com/gpumem`, `nvidia.com/gpucores`, `nvidia.com/mig-*`, …), or run the container "
+            "without vGPU on nodes of the other stack."
+        ),
+        doc=f"""
+            A container whose resources name both Volcano's vGPU resources and another stack's GPU
+            resources — NVIDIA's device plugin `nvidia.com/gpu`, `nvidia.com/gpu.shared`,
+            `nvidia.com/mig-<profile>`; HAMi's `nvidia.com/gpumem`, `nvidia.com/gpucores` — is given GPUs by
+            two allocators that know nothing of each other. Volcano's vGPU filter reads only the vGPU
+            resources (and places the pod by `volcano.sh/node-vgpu-register`); the other plugin's resource
+            is a plain scalar to Volcano, checked against the node's idle allocatable with no tie to a
+            GPU. The container ends up with the vGPU plugin's GPU and the other plugin's GPU — two
+            devices, or the same one booked twice. Not reported for a resource the device config names
+            as a vGPU resource (a config may call the count `nvidia.com/gpu`).
+
+            ```yaml
+            limits:
+              volcano.sh/vgpu-number: 1
+              nvidia.com/gpu: 1        # bad: a second GPU from another device plugin
+            ```
+
+            Evidence: docs/stacks.md#pods-mixing-stacks, docs/stacks.md#what-volcano-counts;
+            {_VGPU_DIR}utils.go` (checkVGPUResourcesInPod); volcano-sh/volcano
+            `pkg/scheduler/actions/allocate/allocate.go`; volcano issues #3624, #4712.
+            """,
+    ),
+    CodeInfo(
+        code="VGP020",
+        severity=ERROR,
+        family=VGPU,
+        title="a device-sharing pod also claims a GPU through DRA",
+        hint=(
+            "Ask for the GPU one way: remove the DRA claim (the `spec.resourceClaims` entry and the container's "
+            "`resources.claims`) and keep `volcano.sh/vgpu-*`, or drop the device-sharing resources and let "
+            "the claim carry the GPU."
+        ),
+        doc="""
+            A pod asking Volcano's device sharing for GPUs (`volcano.sh/vgpu-*`, `gpu-memory`,
+            `gpu-number`) with a `spec.resourceClaims` entry whose ResourceClaim or ResourceClaimTemplate
+            asks a GPU DeviceClass (`gpu.nvidia.com`, `mig.nvidia.com`, `hami-core-gpu.project-hami.io`,
+            or a class whose CEL selector names such a driver). The DRA filter (in predicates) and the
+            device filter (deviceshare) run independently: the pod gets a DRA device through CDI and a
+            deviceshare GPU in `volcano.sh/vgpu-ids-new`, two GPUs or one booked twice.
+
+            A claim's class is resolved only when known: the claim or template in the same `lint`
+            input or the snapshot (`lint --snapshot`, `doctor`), and its DeviceClass when collected. An
+            unknown class is not reported, nor a claim of another device (a NIC). The cluster-aware
+            webhook watches nodes and pods only, and a pod names claims and templates, never classes:
+            there the class cannot be told from the pod alone, so VGP020 is skipped, never guessed.
+
+            Evidence: docs/stacks.md#pods-mixing-stacks; volcano-sh/volcano
+            `pkg/scheduler/plugins/predicates/predicates.go` (v1.12.0 on),
+            `pkg/scheduler/plugins/deviceshare/deviceshare.go`; kubernetes-sigs/dra-driver-nvidia-gpu
+            `deployments/helm/dra-driver-nvidia-gpu/templates/deviceclass-gpu.yaml`;
+            Project-HAMi/k8s-dra-driver `chart/hami-dra-driver/templates/deviceclass-hami-gpu.yaml`.
+            """,
+    ),
+    CodeInfo(
         code="VGS001",
         severity=ERROR,
         family=GPUSHARE,

@@ -118,15 +118,16 @@ def build_snapshot(
 ) -> ClusterSnapshot:
     """The model of `objects`. The device config is the one the scheduler ConfigMap among them names,
     unless `device_config` is given (the cluster-aware webhook has its own and no ConfigMaps). `kinds` are
-    the kinds the snapshot listed, when known: RuntimeClasses count as collected when it names them or
-    any is present. `index_pods` builds `ClusterSnapshot.pod_index` in the same pass over the pods (for the
-    commands that read it: otherwise it is made on first use, in a pass of its own)."""
+    the kinds the snapshot listed, when known: RuntimeClasses, and each of the DRA kinds, count as collected
+    when it names them or any is present. `index_pods` builds `ClusterSnapshot.pod_index` in the same pass over
+    the pods (for the commands that read it: otherwise it is made on first use, in a pass of its own)."""
     nodes: list[Mapping[str, Any]] = []
     pods: list[Mapping[str, Any]] = []
     configmaps: dict[tuple[str, str], Mapping[str, Any]] = {}
     daemonsets: list[Mapping[str, Any]] = []
     deployments: list[Mapping[str, Any]] = []
     runtime_classes: list[Mapping[str, Any]] = []
+    dra: dict[str, list[Mapping[str, Any]]] = {kind: [] for kind in DRA_KINDS}
     # node name → its pods whose usage Volcano books (`books_devices`) and that carry annotations (usage is
     # booked from nothing else): on issue 17's fleet that is 8 of a node's 30 pods, and decoding is that much
     # shorter (benchmarks/nodes_scale.py).
@@ -157,6 +158,8 @@ def build_snapshot(
             deployments.append(obj)
         elif kind == "RuntimeClass":
             runtime_classes.append(obj)
+        elif kind in dra:
+            dra[kind].append(obj)
 
     findings: list[Finding] = []
     scheduler_conf = _scheduler_conf(configmaps, findings)
@@ -184,7 +187,22 @@ def build_snapshot(
         device_config=device_config, device_config_source=source, findings=findings,
         runtime_classes=runtime_classes if runtime_classes or "RuntimeClass" in (kinds or ()) else None,
         pod_index_at_build=index,
+        resource_slices=_collected(dra["ResourceSlice"], "ResourceSlice", kinds),
+        device_classes=_collected(dra["DeviceClass"], "DeviceClass", kinds),
+        resource_claims=_collected(dra["ResourceClaim"], "ResourceClaim", kinds),
+        resource_claim_templates=_collected(dra["ResourceClaimTemplate"], "ResourceClaimTemplate", kinds),
     )
+
+
+#: The DRA kinds (`ClusterSnapshot.resource_slices`, `device_classes`, `resource_claims`, `resource_claim_templates`).
+DRA_KINDS: Final = ("ResourceSlice", "DeviceClass", "ResourceClaim", "ResourceClaimTemplate")
+
+
+def _collected(objects: list[Mapping[str, Any]], kind: str,
+               kinds: frozenset[str] | None) -> list[Mapping[str, Any]] | None:
+    """The objects of a kind the snapshot may not have collected: a list when it names the kind (`vgpuctl.io/kinds`)
+    or holds one, else None (not collected: a plain kubectl file without it, a server without DRA)."""
+    return objects if objects or kind in (kinds or ()) else None
 
 
 def _scheduler_conf(configmaps: Mapping[tuple[str, str], Mapping[str, Any]],

@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import Any, Generic, TypeVar
 
 from vgpuctl.core.cluster.pod_index import PodIndex
+from vgpuctl.core.codecs.dra import ResourceSlice, decode_slice
 from vgpuctl.core.codecs.vgpu_register import decode_vgpu_register
 from vgpuctl.core.deviceconfig import DeviceConfig
 from vgpuctl.core.findings import Finding
@@ -206,15 +207,25 @@ class NodeState:
         version = _m(_m(self.obj.get("status")).get("nodeInfo")).get("kubeletVersion")
         return version if isinstance(version, str) else None
 
-    def to_dict(self, findings: Iterable[Finding] | None = None) -> dict[str, Any]:
-        """The node in the NodeReport; `findings` replaces the decode's own (the report passes the doctor's)."""
-        return {
+    def to_dict(self, findings: Iterable[Finding] | None = None, stacks: Any = None) -> dict[str, Any]:
+        """The node in the NodeReport; `findings` replaces the decode's own (the report passes the doctor's).
+        `stacks` (a `cluster.stacks.NodeStacks`, for a node where more than one stack offers GPUs) adds the
+        node's `stacks` and, on each device two or more offer, the device's."""
+        devices = [d.to_dict() for d in self.devices]
+        out: dict[str, Any] = {
             "name": self.name,
             "families": [f.value for f in self.families],
             "mode": self.mode,
             "findings": [f.to_dict() for f in (self.findings if findings is None else findings)],
-            "devices": [d.to_dict() for d in self.devices],
+            "devices": devices,
         }
+        if stacks is not None:
+            out["stacks"] = stacks.to_dicts()
+            for device, shown in zip(self.devices, devices, strict=True):
+                offering = stacks.offering(device.id)
+                if len(offering) > 1:
+                    shown["stacks"] = list(offering)
+        return out
 
     def __repr__(self) -> str:
         return (f"NodeState(name={self.name!r}, obj={self.obj!r}, families={self.families!r}, mode={self.mode!r}, "
@@ -257,6 +268,14 @@ class ClusterSnapshot:
     # None when the snapshot did not collect RuntimeClasses (a plain kubectl file): absence means nothing then
     runtime_classes: list[Mapping[str, Any]] | None = None
     pod_index_at_build: PodIndex | None = field(default=None, repr=False, compare=False)  # `build_snapshot`'s
+    # The DRA objects (resource.k8s.io), each None when not collected (a server without DRA, a plain kubectl
+    # file without them, the cluster-aware webhook's watch): the checks needing them skip, never read "none".
+    resource_slices: list[Mapping[str, Any]] | None = None
+    device_classes: list[Mapping[str, Any]] | None = None
+    resource_claims: list[Mapping[str, Any]] | None = None
+    resource_claim_templates: list[Mapping[str, Any]] | None = None
+    # What is derived from this snapshot once and read by several checks and the report (`cluster/stacks.py`)
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def node(self, name: str) -> NodeState | None:
         return next((n for n in self.nodes if n.name == name), None)
@@ -267,6 +286,19 @@ class ClusterSnapshot:
         `build_snapshot(index_pods=True)` made (unless `pods` was replaced since), else made on first use."""
         built = self.pod_index_at_build
         return built if built is not None and built.pods is self.pods else PodIndex(self.pods)
+
+    @cached_property
+    def slices_by_node(self) -> dict[str, list[ResourceSlice]] | None:
+        """The ResourceSlices of single nodes (`spec.nodeName`), decoded once, by node name; None when the
+        snapshot did not collect ResourceSlices."""
+        if self.resource_slices is None:
+            return None
+        found: dict[str, list[ResourceSlice]] = {}
+        for obj in self.resource_slices:
+            decoded = decode_slice(obj) if isinstance(obj, dict) else None
+            if decoded is not None and decoded.node is not None:
+                found.setdefault(decoded.node, []).append(decoded)
+        return found
 
 
 _EMPTY: Mapping[str, Any] = {}

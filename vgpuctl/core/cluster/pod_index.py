@@ -2,12 +2,13 @@
 
 Kubernetes' published limit is 150,000 pods, and several doctor checks each look for a handful of them:
 the scheduler's pod (its version, its start time), the device plugin's pods (on which node, ready or not),
-the pods in the middle of an allocation, the pods that ask for devices. Each used to walk every pod; on
-issue 17's fleet those walks were a third of `doctor` (benchmarks/doctor_scale.py). The index walks them
-once, the first time a check asks, and keeps what those checks select on: the pods with annotations, the
-pods by container image, by namespace and by the resource names their containers list, and the pods with a
-device annotation or label, always in snapshot order. It selects, it never judges: every check still reads
-the pods it gets exactly as before, so its findings are the same.
+the pods in the middle of an allocation, the pods that ask for devices, the pods with DRA claims. Each used
+to walk every pod; on issue 17's fleet those walks were a third of `doctor` (benchmarks/doctor_scale.py). The
+index walks them once, the first time a check asks, and keeps what those checks select on: the pods with
+annotations, the pods by container image, by namespace and by the resource names their containers list, the
+pods with a device annotation or label and those with `spec.resourceClaims`, always in snapshot order. It
+selects, it never judges: every check still reads the pods it gets exactly as before, so its findings are the
+same.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ _OTHER_CONTAINER_KINDS = ("initContainers", "ephemeralContainers")
 
 
 class PodIndex:
-    __slots__ = ("_by_image", "_by_init_image", "_by_namespace", "_by_resource", "_device_marked", "annotated",
-                 "pods")
+    __slots__ = ("_by_image", "_by_init_image", "_by_namespace", "_by_resource", "_claiming", "_device_marked",
+                 "annotated", "pods")
 
     def __init__(self, pods: Sequence[Mapping[str, Any]]) -> None:
         """The index of `pods`; `build_snapshot` hands it the list it is filling and `add`s each pod as it
@@ -38,6 +39,7 @@ class PodIndex:
         # resource name in any container's limits or requests → positions of the pods naming it
         self._by_resource: dict[str, list[int]] = {}
         self._device_marked: list[int] = []  # positions of the pods with a device annotation or label
+        self._claiming: list[int] = []  # positions of the pods with DRA `spec.resourceClaims`
         for i, pod in enumerate(pods):
             self.add(i, pod, pod.get("metadata"), pod.get("spec"))
 
@@ -61,6 +63,8 @@ class PodIndex:
                     at.append(position)
         if not isinstance(pod_spec, dict):
             return
+        if pod_spec.get("resourceClaims"):
+            self._claiming.append(position)
         containers = pod_spec.get("containers")
         if containers and isinstance(containers, list):
             self._add_containers(self._by_image, containers, position)
@@ -109,6 +113,10 @@ class PodIndex:
         order."""
         positions = [i for name, at in self._by_resource.items() if is_device(name) for i in at]
         return self._at(positions + self._device_marked)
+
+    def claiming(self) -> list[Mapping[str, Any]]:
+        """The pods with DRA `spec.resourceClaims`, in snapshot order."""
+        return self._at(self._claiming)
 
     def _at(self, positions: list[int]) -> list[Mapping[str, Any]]:
         pods = self.pods

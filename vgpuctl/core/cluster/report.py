@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vgpuctl.core.cluster.model import ClusterSnapshot, NodeState
+from vgpuctl.core.cluster.stacks import NodeStacks, may_share, stacks_of
 from vgpuctl.core.findings import Finding, Report, Severity
 from vgpuctl.core.selector import Selector
 from vgpuctl.core.spec import Family
@@ -25,6 +26,8 @@ class NodeReport:
     source: str
     problems: list[Finding] = field(default_factory=list)  # cluster-level (VGK001 read problems, VGC001…)
     verdicts: Mapping[str, Sequence[Finding]] = field(default_factory=dict)  # node name → the doctor's findings
+    # node name → its GPU stacks, for the nodes where more than one offers GPUs (`shared_stacks`)
+    stacks: Mapping[str, NodeStacks] = field(default_factory=dict)
 
     def findings_of(self, node: NodeState) -> Sequence[Finding]:
         return self.verdicts.get(node.name, ())
@@ -42,9 +45,22 @@ class NodeReport:
             "apiVersion": API_VERSION,
             "kind": "NodeReport",
             "source": self.source,
-            "nodes": [n.to_dict(self.findings_of(n)) for n in self.nodes],
+            "nodes": [n.to_dict(self.findings_of(n), self.stacks.get(n.name)) for n in self.nodes],
             "findings": [f.to_dict() for f in self.problems],
         }
+
+
+def shared_stacks(snapshot: ClusterSnapshot, nodes: Sequence[NodeState]) -> dict[str, NodeStacks]:
+    """The GPU stacks of those `nodes` where more than one stack offers GPUs (`cluster/stacks.py`, the value the
+    node checks VGN012, VGN020–VGN022 read): what `nodes` shows per node and per GPU."""
+    by_node = snapshot.slices_by_node
+    found: dict[str, NodeStacks] = {}
+    for node in nodes:
+        if may_share(node, by_node):  # most nodes: a few look-ups
+            stacks = stacks_of(snapshot, node)
+            if stacks.shared:
+                found[node.name] = stacks
+    return found
 
 
 def select_nodes(

@@ -3,7 +3,9 @@
 `lint --snapshot`, the doctor's review of existing pods and the cluster-aware webhook (node by node:
 `node_facts`, then `combine`) all take their facts from here, so a rule sees the same cluster whatever
 the entry point. The device config is always the one Volcano runs on (the cluster model resolves its
-built-in config when the ConfigMap is unusable), so it counts as given.
+built-in config when the ConfigMap is unusable), so it counts as given. The DRA facts (`cluster/dra.py`) come
+from a snapshot's DeviceClasses, claims and templates and whether its Volcano allocates claims; the webhook
+watches none of them, so its facts have none.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from vgpuctl.core import spec
+from vgpuctl.core.cluster.dra import dra_facts_of, scheduler_dra
 from vgpuctl.core.cluster.model import ClusterSnapshot, DeviceState, NodeState
 from vgpuctl.core.facts import AscendDevice, AscendNode, ClusterFacts, GpuDevice, GpushareNode, VgpuNode
 from vgpuctl.core.findings import Severity
@@ -125,8 +128,18 @@ def facts_from_snapshot(
     privileged_severity: Severity = Severity.ERROR,
 ) -> ClusterFacts:
     factor = snapshot.device_config.nvidia.memory_factor
+    version = volcano_version or detect_volcano_version(snapshot)
     base = ClusterFacts(device_config=snapshot.device_config,
-                        volcano_version=volcano_version or detect_volcano_version(snapshot),
+                        volcano_version=version,
                         scheduler_names=scheduler_names, privileged_severity=privileged_severity,
-                        ascend_plugin_tags=detect_ascend_plugin_tags(snapshot))
+                        ascend_plugin_tags=detect_ascend_plugin_tags(snapshot),
+                        dra=dra_facts_of(snapshot), dra_blocked=dra_blocked(snapshot, version))
     return combine((node_facts(node, factor) for node in snapshot.nodes), base)
+
+
+def dra_blocked(snapshot: ClusterSnapshot, version: Version | None) -> str | None:
+    """Why the snapshot's Volcano cannot allocate DRA claims (VGC014), or None when it can or nobody knows."""
+    support = scheduler_dra(snapshot, version)
+    if support is None or support.allocates is not False:
+        return None
+    return "; ".join(support.missing)

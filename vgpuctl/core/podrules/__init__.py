@@ -18,7 +18,7 @@ from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.facts import NO_FACTS, ClusterFacts
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.patch import PatchOp, add_ops
-from vgpuctl.core.podrules import ascend, defaults, gpushare, hami_annotations, mindcluster, vgpu, workloads
+from vgpuctl.core.podrules import ascend, defaults, gpushare, hami_annotations, mindcluster, stacks, vgpu, workloads
 from vgpuctl.core.podrules.context import ASCEND, DEVICE, GPUSHARE, NPU_CORE, VGPU, VOLCANO, build_context
 from vgpuctl.core.podrules.targets import is_volcano_job, pod_targets
 
@@ -81,6 +81,7 @@ def review(
             defaults.apply_defaults(ctx, kinds)
         if kinds & VGPU:
             vgpu.check(ctx)
+            stacks.other_stacks(ctx)
         if kinds & (VGPU | NPU_CORE | ASCEND):
             vgpu.privileged(ctx)
         annotations = ctx.annotations  # often empty: then no rule an annotation triggers is asked
@@ -92,6 +93,8 @@ def review(
             ascend.check(ctx)
         if kinds & NPU_CORE:
             mindcluster.check(ctx)
+        if target.spec.get("resourceClaims"):
+            stacks.claims(ctx, obj)
         if ctx.findings:
             findings.extend(ctx.findings)
         if ctx.additions:

@@ -18,7 +18,7 @@ from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.cluster.model import DeviceState, NodeState
 from vgpuctl.core.cluster.rule_facts import detect_ascend_plugin_tags
-from vgpuctl.core.codecs.hami_nvidia import decode_hami_nvidia_register
+from vgpuctl.core.cluster.stacks import HAMI_FORMS, STACK_HAMI, stacks_of, vgpu_uuids
 from vgpuctl.core.codecs.handshake import decode_handshake
 from vgpuctl.core.codecs.locks import find_node_locks
 from vgpuctl.core.codecs.vgpu_register import decode_vgpu_register
@@ -314,21 +314,41 @@ def locks(ctx: DoctorContext) -> Iterator[Finding]:
                                                             f"{cause}")
 
 
-HAMI_FORMS = {"7-field": "HAMi ≤ v2.4", "9-field": "HAMi v2.5–v2.7", "json": "HAMi ≥ v2.8"}
+def _shown(uuids: list[str], limit: int = 4) -> str:
+    """`GPU-a, GPU-b` (and how many more past `limit`)."""
+    more = f" and {len(uuids) - limit} more" if len(uuids) > limit else ""
+    return ", ".join(uuids[:limit]) + more
 
 
 @check("nodes.hami-plugin", CAT, "VGN012", "No HAMi NVIDIA device plugin on Volcano vGPU nodes", reads=("nodes",))
 def hami_plugin(ctx: DoctorContext) -> Iterator[Finding]:
+    """Exact where both registers name GPUs (`cluster/stacks.py`): the UUIDs both register are offered twice."""
     for node in ctx.snapshot.nodes:
-        raw = node.annotations.get(spec.NODE_HAMI_NVIDIA_REGISTER)
-        if raw is None:
+        if spec.NODE_HAMI_NVIDIA_REGISTER not in node.annotations:
             continue
-        form = HAMI_FORMS.get(decode_hami_nvidia_register(raw).form)
+        found = stacks_of(ctx.snapshot, node)
+        hami = found.get(STACK_HAMI)
+        form = HAMI_FORMS.get(found.hami_form or "")
         writer = f"HAMi's NVIDIA device plugin ({form})" if form else "HAMi's NVIDIA device plugin"
         if registered(node):
-            yield node_finding("VGN012", ERROR, node, f"{spec.NODE_HAMI_NVIDIA_REGISTER} from {writer} next to "
-                                                      f"{spec.NODE_VGPU_REGISTER}: two device plugins hand out the "
-                                                      "same GPUs independently and over-book them")
+            ours = vgpu_uuids(node)
+            theirs = set(hami.gpus or ()) if hami is not None else set()
+            both = [u for u in ours if u in theirs]
+            if both:
+                yield node_finding("VGN012", ERROR, node, f"{spec.NODE_HAMI_NVIDIA_REGISTER} from {writer} and "
+                                                          f"{spec.NODE_VGPU_REGISTER} both register {_shown(both)}: "
+                                                          "two device plugins hand out the same GPUs independently "
+                                                          "and over-book them")
+            elif ours and theirs:
+                yield node_finding("VGN012", WARNING, node, f"{spec.NODE_HAMI_NVIDIA_REGISTER} from {writer} next to "
+                                                            f"{spec.NODE_VGPU_REGISTER}: they register different GPUs "
+                                                            f"({len(theirs)} and {len(ours)}), so none is offered "
+                                                            "twice, but HAMi's GPUs serve only the HAMi scheduler's "
+                                                            "pods; HAMi advises one GPU plugin per node")
+            else:
+                yield node_finding("VGN012", ERROR, node, f"{spec.NODE_HAMI_NVIDIA_REGISTER} from {writer} next to "
+                                                          f"{spec.NODE_VGPU_REGISTER}: two device plugins hand out the "
+                                                          "same GPUs independently and over-book them")
         elif enabled(ctx, "vgpu"):
             yield node_finding("VGN012", WARNING, node, f"{spec.NODE_HAMI_NVIDIA_REGISTER} from {writer}, which only "
                                                         f"the HAMi scheduler reads: Volcano vGPU sees no GPU here (it "
@@ -359,4 +379,5 @@ def vgpu_consistency(ctx: DoctorContext) -> Iterator[Finding]:
                                                             "the reverse")
 
 
-# The gpushare, Ascend and driver checks (VGN014–VGN018): importing them registers them.
+# The gpushare, Ascend and driver checks (VGN014–VGN018) are in `nodes_npu`, the other GPU stacks' (VGN020–VGN022)
+# in `stacks`: importing the checks package registers them.

@@ -14,8 +14,9 @@ from typing import Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
+from vgpuctl.core.cluster.dra import claiming_pods, scheduler_dra
 from vgpuctl.core.doctor.components import as_map
-from vgpuctl.core.doctor.framework import Category, DoctorContext, check
+from vgpuctl.core.doctor.framework import Category, DoctorContext, SkipCheck, check
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.scheduler_config import BOOL_ARGS, INT_ARGS
 from vgpuctl.core.versions import (
@@ -29,7 +30,7 @@ from vgpuctl.core.versions import (
 
 CAT = Category.SCHEDULER_CONFIG
 SUBJECT = f"configmap/{spec.SCHEDULER_NAMESPACE}/{spec.SCHEDULER_CONFIGMAP}"
-ERROR, WARNING = Severity.ERROR, Severity.WARNING
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 
 def _f(code: str, severity: Severity, message: str, subject: str = SUBJECT) -> Finding:
@@ -256,3 +257,33 @@ def mindcluster_preset(ctx: DoctorContext) -> Iterator[Finding]:
         shown = "absent" if value is None else repr(value)
         yield _f("VGC012", ERROR, f"AscendMindClusterVNPUEnable is on but configurations[init-params]."
                                   f"presetVirtualDevice is {shown}, not \"false\": dynamic vNPU needs it explicitly")
+
+
+@check("scheduler-config.dra", CAT, "VGC014", "Volcano allocates the DRA claims of the pods it places",
+       needs=("scheduler-config.loadable",), reads=("pods",))
+def dra(ctx: DoctorContext) -> Iterator[Finding]:
+    """The predicates argument, the feature gate and the version (`versions.dra_support`,
+    docs/stacks.md#dra-in-volcano); the pods are those with `spec.resourceClaims` (the pod index's, never a walk of
+    every pod)."""
+    support = scheduler_dra(ctx.snapshot, ctx.volcano_version)
+    if support is None:
+        return
+    version = _version(ctx)
+    if support.ignored_argument:
+        yield _f("VGC014", INFO, f"{spec.ARG_PREDICATE_DRA} is set on the predicates plugin, but Volcano {version} no "
+                                 f"longer reads it: the scheduler's {spec.GATE_DRA} feature gate alone turns DRA on")
+    if not ctx.snapshot.pod_index.claiming():
+        return  # most clusters: the facts (and the scheduler names in them) are not needed
+    pods = claiming_pods(ctx.snapshot, ctx.facts.scheduler_names)
+    if not pods:
+        return
+    names = [f"{as_map(p.get('metadata')).get('namespace', '')}/{as_map(p.get('metadata')).get('name', '')}"
+             for p in pods]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    if support.allocates is False:
+        yield _f("VGC014", ERROR, f"{len(pods)} pod(s) placed by Volcano have DRA resourceClaims ({shown}), but "
+                                  f"Volcano {version} cannot allocate them: {'; '.join(support.missing)}; it binds "
+                                  "them without their claims and the kubelet cannot start them")
+    elif support.allocates is None:
+        raise SkipCheck(f"{len(pods)} pod(s) have DRA resourceClaims, but whether Volcano {version} allocates them "
+                        f"cannot be told: {support.unknown}")

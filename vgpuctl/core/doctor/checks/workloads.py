@@ -197,7 +197,8 @@ def allocations(ctx: DoctorContext) -> Iterator[Finding]:
 # - one review per pod shape: the verdict (relative subjects, messages that never name the pod) depends
 #   only on the annotations and labels the pod rules read, the containers' names, order, resources and
 #   privilege (VGP013 pairs allocation blocks with container positions),
-#   schedulerName and whether runtimeClassName is set (VGH010), so it is computed once per distinct shape.
+#   schedulerName, whether runtimeClassName is set (VGH010), and the DRA claim entries with the namespace they
+#   resolve in (VGP020), so it is computed once per distinct shape.
 #   The sets below are exactly what vgpuctl.core.podrules reads (a test pins them against its source): the
 #   PodGroup annotations only as present-or-not (VGP012), the HAMi-only ones VGP018 names as
 #   present-or-not, the rest by value, plus whether the pod has annotations at all.
@@ -268,12 +269,23 @@ def _shape_key(pod: Mapping[str, Any], meta: Mapping[str, Any]) -> Hashable | No
                                isinstance(security, dict) and security.get("privileged") is True))
     annotations, labels = as_map(meta.get("annotations")), as_map(meta.get("labels"))
     by_value, ignored = _annotation_names(tuple(annotations))
+    claims = pod_spec.get("resourceClaims")
     key = (pod.get("kind"), tuple(containers), pod_spec.get("schedulerName"), bool(pod_spec.get("nodeName")),
            bool(pod_spec.get("runtimeClassName")), by_value, tuple([annotations[k] for k in by_value]),
            tuple([bool(annotations.get(k)) for k in _PRESENCE_KEYS]), bool(annotations),
-           tuple([(k, v) for k, v in labels.items() if k in SHAPE_LABELS]) if labels else (), ignored)
+           tuple([(k, v) for k, v in labels.items() if k in SHAPE_LABELS]) if labels else (), ignored,
+           _claims_key(claims, meta) if claims else None)
     hash(key)
     return key
+
+
+def _claims_key(claims: Any, meta: Mapping[str, Any]) -> Hashable:
+    """A pod's DRA claim entries and its namespace, which the claims resolve in (VGP020)."""
+    if not isinstance(claims, list):
+        return repr(claims)
+    entries = tuple((c.get("name"), c.get("resourceClaimName"), c.get("resourceClaimTemplateName"),
+                     tuple(as_map(c.get("source")).items())) if isinstance(c, dict) else repr(c) for c in claims)
+    return meta.get("namespace"), entries
 
 
 # Per list of annotation names, not per pod: a fleet's pods repeat a few lists (benchmarks/doctor_scale.py).

@@ -97,7 +97,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             use it. With cluster facts, the value is compared with the number of GPUs in each node's
             `volcano.sh/node-vgpu-register`: if it is larger than every node's count, Volcano answers
             `no enough gpu cards on node <node>` everywhere. The split count does not help: one
-            container is never given the same GPU twice.
+            container is never given the same GPU twice. That finding's hint names the most GPUs a vGPU node
+            registers.
 
             Evidence: docs/vgpu.md#vgpu-filter (step 3a and the `vgpu-number: 0` edge case),
             docs/volcano.md#known-problems #4; docs/checks.md#check-index-device-plugins rule 29;
@@ -147,7 +148,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             larger than the registered memory of every eligible GPU (after the gputype and UUID
             filters) never fits either — unless a memory percentage Volcano reads overrides it
             (`checkNodeGPUSharingPredicateAndScore` then books that share of each GPU and never reads
-            the memory).
+            the memory). That finding's hint names the largest eligible GPU's memory, and how much the GPUs
+            the pod's gputype / UUID annotations leave out have, when one of them is larger.
 
             ```yaml
             volcano.sh/vgpu-memory: 3Gi    # bad: 3221225472 units
@@ -614,7 +616,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
             `volcano.sh/gpu-memory` ÷ `volcano.sh/gpu-number` (integer division). `gpu-number` needs
             that many cards with no pods at all, after dropping `volcano.sh/gpu-unhealthy-ids`.
             Otherwise every node answers `GpuShare no enough gpu memory on node N` or
-            `GpuNumber no enough gpu number on node N`.
+            `GpuNumber no enough gpu number on node N`. The finding's hint names the largest card's memory,
+            or the most healthy cards of a node.
 
             Evidence: docs/vgpu.md#gpushare, docs/checks.md#check-index-gpushare-pods G2/G3; volcano-sh/volcano
             `pkg/scheduler/api/devices/nvidia/gpushare/device_info.go`, `share.go`.
@@ -702,7 +705,7 @@ ENTRIES: tuple[CodeInfo, ...] = (
             (`memoryAllocatable`); anything larger is trimmed to 0, which fits anywhere and is mapped
             to the *smallest* template (inferred from code). So an oversized request silently gets
             the smallest vNPU instead of failing. HAMi's own webhook rejects the same value
-            (`<resourceMemoryName> <n> is invalid`).
+            (`<resourceMemoryName> <n> is invalid`). The finding's hint names the chip's `memoryCapacity`.
 
             ```yaml
             huawei.com/Ascend310P-memory: 24577   # bad: gets vir01 (3072 MiB)
@@ -1033,7 +1036,8 @@ ENTRIES: tuple[CodeInfo, ...] = (
         doc="""
             Volcano refuses a node whose total AI cores (capacity `huawei.com/npu-core`) are fewer
             than the request. MindCluster filter failures are returned as `Error`, not
-            `Unschedulable`. With no node large enough the pod stays Pending on every node.
+            `Unschedulable`. With no node large enough the pod stays Pending on every node. The finding's
+            hint names the largest capacity.
 
             Evidence: docs/ascend.md#mindcluster-node, docs/checks.md#check-index-mindcluster-pods A6;
             volcano-sh/volcano
@@ -1122,3 +1126,38 @@ ENTRIES: tuple[CodeInfo, ...] = (
             """,
     ),
 )
+
+# --- Hints per sub-case ----------------------------------------------------------------------------
+#: The hint of a code's sub-case where the finding knows the figure that fits it (the largest GPU, the most GPUs
+#: of a node, …): `case_hint(code, case, **figures)` fills it from the facts the finding's message names, so lint,
+#: the webhook, the doctor and `why` show the same hint. Every other finding of the code gets the code's hint.
+CASE_HINTS: dict[tuple[str, str], str] = {
+    ("VGP003", "more-than-any-node"): (
+        "Lower `{resource}` to at most {most}, the most GPUs a vGPU node registers (one container never gets the "
+        "same GPU twice), or split the work across pods."
+    ),
+    ("VGP005", "larger-than-every-gpu"): (
+        "Lower `{resource}` to at most {largest}, the memory of the largest GPU the pod may use ({unit}){wider}."
+    ),
+    ("VGS003", "gpu-memory"): (
+        "Lower the pod's `volcano.sh/gpu-memory` (the sum over its app containers, or its largest init container) "
+        "to at most {largest}, the memory of the largest card of any gpushare node: the whole pod takes one card."
+    ),
+    ("VGS003", "gpu-number"): (
+        "Lower the pod's `volcano.sh/gpu-number` to at most {largest}, the most healthy cards of any gpushare "
+        "node: the whole pod lands on one node."
+    ),
+    ("VGA008", "more-than-any-node"): (
+        "Lower `huawei.com/npu-core` to at most {capacity}, the largest npu-core capacity of a 310P node (a "
+        "valid value: 1, 2, 4 or a multiple of {per_chip}), or split the work across pods."
+    ),
+    ("VGH003", "over-memory-capacity"): (
+        "Lower `{resource}` to at most {capacity} MiB, the {chip} memoryCapacity (that books a whole card), or "
+        "omit it to get a whole card."
+    ),
+}
+
+
+def case_hint(code: str, case: str, **figures: object) -> str:
+    """The hint of `code`'s sub-case `case` (`CASE_HINTS`) with its figures filled in."""
+    return CASE_HINTS[(code, case)].format(**figures)

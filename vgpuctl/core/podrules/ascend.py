@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from vgpuctl.core import spec
+from vgpuctl.core.catalogue.pods import case_hint
 from vgpuctl.core.deviceconfig import VnpuConfig, VnpuTrim, trim_vnpu_memory
 from vgpuctl.core.findings import Severity
 from vgpuctl.core.podrules.context import ContainerView, PodContext, show
@@ -155,7 +156,9 @@ def _template(ctx: PodContext, c: ContainerView, vnpu: VnpuConfig, cw: str, res:
     if res is not None and memory is not None and memory > vnpu.memory_capacity:
         ctx.emit_for(c, "VGH003", ERROR,
                      f"{res.name}: {memory} MiB exceeds {cw} memoryCapacity "
-                     f"({vnpu.memory_capacity}); Volcano trims it to 0 and hands out the smallest template")
+                     f"({vnpu.memory_capacity}); Volcano trims it to 0 and hands out the smallest template",
+                     case_hint("VGH003", "over-memory-capacity", resource=res.name, capacity=vnpu.memory_capacity,
+                               chip=cw))
         return
     trim = trim_vnpu_memory(vnpu, memory) if memory is not None else None
     if count is not None and count > 1 and trim is not None and trim.memory != vnpu.memory_allocatable:

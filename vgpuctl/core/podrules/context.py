@@ -221,17 +221,19 @@ class PodContext:
     empty: bool  # the pod has no container objects at all (`containers` may also leave some out)
 
     # ---- reporting -------------------------------------------------------------------------------
-    def emit(self, code: str, severity: Severity, subject: str, message: str) -> None:
-        """Report against a subject inside this pod (the template path is prefixed)."""
-        self.findings.append(Finding(code, severity, self.target.subject_prefix + subject, message, HINTS[code]))
+    def emit(self, code: str, severity: Severity, subject: str, message: str, hint: str | None = None) -> None:
+        """Report against a subject inside this pod (the template path is prefixed); `hint` replaces the code's
+        hint where the rule knows the figure that fits the case (`catalogue.pods.case_hint`)."""
+        self.findings.append(Finding(code, severity, self.target.subject_prefix + subject, message,
+                                     HINTS[code] if hint is None else hint))
 
     def emit_at(self, code: str, severity: Severity, subject: str, message: str) -> None:
         """Report against a subject named from the top of the object."""
         self.findings.append(Finding(code, severity, subject, message, HINTS[code]))
 
-    def emit_for(self, c: ContainerView, code: str, severity: Severity, text: str) -> None:
-        """Report against container `c`, the message prefixed with where it is. The subject and the prefix
-        are made here, not by the rule: most containers pass every rule and never need them."""
+    def emit_for(self, c: ContainerView, code: str, severity: Severity, text: str, hint: str | None = None) -> None:
+        """Report against container `c`, the message prefixed with where it is (`hint` as for `emit`). The subject
+        and the prefix are made here, not by the rule: most containers pass every rule and never need them."""
         subject = c.subject
         if subject is None:
             subject = self.container_subject(c)
@@ -239,7 +241,8 @@ class PodContext:
         if where is None:
             where = self.container_where(c)
         self.findings.append(
-            Finding(code, severity, self.target.subject_prefix + subject, f"{where}: {text}", HINTS[code])
+            Finding(code, severity, self.target.subject_prefix + subject, f"{where}: {text}",
+                    HINTS[code] if hint is None else hint)
         )
 
     def container_subject(self, c: ContainerView) -> str:

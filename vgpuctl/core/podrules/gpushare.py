@@ -4,6 +4,7 @@ docs/vgpu.md#gpushare)."""
 from __future__ import annotations
 
 from vgpuctl.core import spec
+from vgpuctl.core.catalogue.pods import case_hint
 from vgpuctl.core.findings import Severity
 from vgpuctl.core.podrules.context import PodContext, show
 from vgpuctl.core.podrules.resources import whole_number
@@ -49,7 +50,9 @@ def check(ctx: PodContext) -> None:
                           else ("healthy card count", "node"))
             ctx.emit("VGS003", ERROR, "spec.containers",
                      f"{ctx.pod_where()}: {resource} for the whole pod is {pod_total}, more than the largest "
-                     f"{what} of any node ({largest}); the whole pod must fit on one {unit}")
+                     f"{what} of any node ({largest}); the whole pod must fit on one {unit}",
+                     case_hint("VGS003", "gpu-memory" if resource == spec.GPU_MEMORY else "gpu-number",
+                               largest=largest))
 
 
 def _user_set_annotations(ctx: PodContext) -> None:

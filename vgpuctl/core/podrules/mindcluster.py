@@ -4,6 +4,7 @@ docs/ascend.md#mindcluster-pod)."""
 from __future__ import annotations
 
 from vgpuctl.core import spec
+from vgpuctl.core.catalogue.pods import case_hint
 from vgpuctl.core.findings import Severity
 from vgpuctl.core.podrules.context import PodContext, show
 from vgpuctl.core.podrules.resources import whole_number
@@ -74,7 +75,8 @@ def check(ctx: PodContext) -> None:
             capacity = ctx.facts.max_npu_core_capacity
             if capacity is not None and n.value > capacity:
                 ctx.emit("VGA008", ERROR, ctx.container_subject(c),
-                         f"{where}: {spec.NPU_CORE}: {n.value} exceeds the largest node capacity ({capacity})")
+                         f"{where}: {spec.NPU_CORE}: {n.value} exceeds the largest node capacity ({capacity})",
+                         case_hint("VGA008", "more-than-any-node", capacity=capacity, per_chip=cores_per_chip))
     cores = npu_core_request(ctx)
     if cores is None or not _valid_cores(cores, cores_per_chip):
         return

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from vgpuctl.core import spec
+from vgpuctl.core.catalogue.pods import case_hint
 from vgpuctl.core.deviceconfig import mig_fit_in_geometry, mig_request_mib
 from vgpuctl.core.facts import GpuDevice
 from vgpuctl.core.findings import Severity
@@ -115,7 +116,8 @@ def _container(ctx: PodContext, c: ContainerView, mode: str | None) -> None:
             if most is not None and count > most:
                 ctx.emit_for(c, "VGP003", ERROR,
                              f"{n.vgpu_count}: {count} exceeds the most GPUs on any vGPU node ({most}); "
-                             "one container never gets the same GPU twice, so no node fits")
+                             "one container never gets the same GPU twice, so no node fits",
+                             case_hint("VGP003", "more-than-any-node", resource=n.vgpu_count, most=most))
     cores = None
     raw = values.get(n.vgpu_cores, ABSENT)
     if raw is not ABSENT:
@@ -170,8 +172,20 @@ def _memory(ctx: PodContext, c: ContainerView, mode: str | None, raw: Any, overr
         if largest is not None and w.value > largest:
             ctx.emit_for(c, "VGP005", ERROR,
                          f"{n.vgpu_memory}: {w.value} is more than any eligible GPU has (largest: {largest}); "
-                         "no node fits")
+                         "no node fits", _larger_than_every_gpu(ctx, largest))
     return w.value
+
+
+def _larger_than_every_gpu(ctx: PodContext, largest: int) -> str:
+    """VGP005's hint when the memory is more than every eligible GPU has: the largest, and the larger GPUs the
+    pod's gputype / UUID annotations leave out, if any."""
+    overall = max((d.memory for d in ctx.facts.gpu_devices or ()), default=largest)
+    left_out = [k for k in _FILTER_ANNOTATIONS if k in ctx.annotations]
+    wider = (f", or let the pod use the larger GPUs its {' / '.join(left_out)} annotation"
+             f"{'s' if len(left_out) > 1 else ''} leave{'' if len(left_out) > 1 else 's'} out (up to {overall})"
+             if overall > largest and left_out else "")
+    return case_hint("VGP005", "larger-than-every-gpu", resource=ctx.names.vgpu_memory, largest=largest,
+                     unit=_unit(_memory_factor(ctx)), wider=wider)
 
 
 def _memory_factor(ctx: PodContext) -> int:

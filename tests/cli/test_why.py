@@ -241,18 +241,27 @@ MANIFESTS += sorted((EXAMPLES.parent / "tests" / "fixtures" / "upstream-examples
 
 
 @pytest.mark.parametrize("path", MANIFESTS, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_why_rejects_exactly_what_lint_denies(run, path: Path) -> None:
+def test_why_rejects_exactly_what_lint_denies(run, path: Path, tmp_path: Path) -> None:
     """Issue 15: one truth. The same manifest and snapshot through `lint` and `why -f`: `why` answers
-    `rejected` exactly when lint denies the object (`why -f` reads the file's first object)."""
-    lint = run("lint", str(path), "--snapshot", HEALTHY, "-o", "json").json()["items"][0]
-    why = run("why", "-f", str(path), "--snapshot", HEALTHY, "-o", "json")
-    report = why.json()
-    validate("why-report.schema.json", report)
-    assert (report["verdict"] == "rejected") is (not lint["allowed"])
-    errors = sorted(f["code"] for f in lint["findings"] if f["severity"] == "error")
-    assert sorted(f["code"] for f in report["findings"] if f["severity"] == "error") == errors
-    if not lint["allowed"]:
-        assert why.exit_code == 1
+    `rejected` exactly when lint denies the object. `why -f` answers for one object, so a file of several
+    is asked object by object (issue 27: it refuses the whole file)."""
+    documents = [d for d in yaml.safe_load_all(path.read_text()) if d]
+    items = run("lint", str(path), "--snapshot", HEALTHY, "-o", "json").json()["items"]
+    assert items
+    if len(items) > 1:
+        refused = run("why", "-f", str(path), "--snapshot", HEALTHY)
+        assert refused.exit_code == 2 and f"{len(items)} objects with pods" in refused.stderr
+    for lint in items:
+        one = tmp_path / "one.yaml"
+        one.write_text(yaml.safe_dump(documents[int(lint["source"].rsplit(":", 1)[1].split("/")[0])]))
+        why = run("why", "-f", str(one), "--snapshot", HEALTHY, "-o", "json")
+        report = why.json()
+        validate("why-report.schema.json", report)
+        assert (report["verdict"] == "rejected") is (not lint["allowed"])
+        errors = sorted(f["code"] for f in lint["findings"] if f["severity"] == "error")
+        assert sorted(f["code"] for f in report["findings"] if f["severity"] == "error") == errors
+        if not lint["allowed"]:
+            assert why.exit_code == 1
 
 
 # ---- issue 24: the node-level checks (docs/volcano.md#allocate-predicate) ------------------------------------------

@@ -18,6 +18,7 @@ from vgpuctl.cli.env import (
     exit_for_closed_stdout,
     exit_for_unwritable_stdout,
     exit_if_stdout_closed,
+    fail,
     prepare_environment,
     set_debug,
     stdout_closed_escapes,
@@ -60,6 +61,7 @@ class _LazyCommands(TyperGroup):
             loaded = typer.main.get_group(holder).commands
             for command in loaded.values():
                 _plain_metavars(command)
+                _refuse_repeated_options(command)
             self.commands.update(loaded)
         return self.commands.get(cmd_name)
 
@@ -97,6 +99,54 @@ def _plain_metavars_of(params: Any) -> None:
             param.metavar = ""
         elif getattr(param.type, "choices", None):
             param.metavar = "|".join(str(c) for c in param.type.choices)
+
+def _refuse_repeated_options(command: Any) -> None:
+    """An option that takes one value, given twice with different values (`--snapshot a.yaml --snapshot
+    b.yaml`), is a usage error naming both: click would keep the last without a word. The same value twice
+    is harmless and allowed. Groups (`geometry`) check their own options; each subcommand checks its."""
+    parse = command.parse_args
+
+    def parse_args(ctx: Any, args: list[str]) -> Any:
+        if not ctx.resilient_parsing:  # shell completion: never an error
+            _check_repeats(ctx, command, args)
+        return parse(ctx, args)
+
+    command.parse_args = parse_args
+    for sub in (getattr(command, "commands", None) or {}).values():
+        _refuse_repeated_options(sub)
+
+
+def _check_repeats(ctx: Any, command: Any, args: list[str]) -> None:
+    options = {name: param for param in getattr(command, "params", ()) if param.param_type_name == "option"
+               for name in (*param.opts, *param.secondary_opts)}
+    seen: dict[str, list[str]] = {}
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg == "--":
+            return
+        if not arg.startswith("-") or arg == "-":
+            if getattr(command, "commands", None) is not None:  # a group: the rest is the subcommand's
+                return
+            continue
+        name, eq, value = arg.partition("=") if arg.startswith("--") else (arg[:2], "", arg[2:])
+        param = options.get(name)
+        if param is None or param.is_flag or param.count:
+            continue
+        if not (eq or value):
+            if index >= len(args):
+                return  # click says the value is missing
+            value = args[index]
+            index += 1
+        if param.multiple or param.nargs != 1:
+            continue
+        values = seen.setdefault(param.name, [])
+        values.append(value)
+        if len(set(values)) > 1:
+            shown = " and ".join(repr(v) for v in dict.fromkeys(values))
+            raise fail(f"{'/'.join(param.opts)} given twice ({shown}): {ctx.command_path} takes one")
+
 
 app = typer.Typer(
     name="vgpuctl",

@@ -49,8 +49,9 @@ def doctor_command(
     context: str | None = context_option(),
     node: bool = typer.Option(False, "--node", help="Check this machine as a GPU/NPU node: driver, MIG, runtime, "
                               "nvidia-smi / npu-smi (add --snapshot or --device-config to compare with the geometry)."),
-    root: str = typer.Option("/", "--root", metavar="DIR",
-                             help="With --node: where the host's filesystem is mounted (e.g. /host in a pod)."),
+    root: str | None = typer.Option(None, "--root", metavar="DIR",
+                                    help="With --node: where the host's filesystem is mounted (e.g. /host in a pod; "
+                                    "default /)."),
     device_config: str | None = typer.Option(None, "--device-config", metavar="FILE",
                                              help="With --node: the device ConfigMap or payload to compare with."),
     pre: bool = typer.Option(False, "--pre", help="Only what decides whether `vgpuctl install` can succeed."),
@@ -65,9 +66,11 @@ def doctor_command(
     fail_on: FailOn = fail_on_option(),
 ) -> None:
     """Check GPU/NPU sharing end to end: versions, scheduler config, device config, plugins, nodes, pods."""
+    _refuse_ignored_options(node, root=root, device_config=device_config, kubeconfig=kubeconfig, context=context,
+                            pre=pre)
     version = read_volcano_version(volcano_version)
     if node:
-        report = _node_report(snapshot, device_config, root, version)
+        report = _node_report(snapshot, device_config, root or "/", version)
         _emit(report, output, expand, fail_on)
     # The collector stays off for the whole command, not only the load: the checks and the report make
     # hundreds of thousands of objects (benchmarks/doctor_scale.py).
@@ -89,6 +92,18 @@ def doctor_command(
             pre=pre,
         )
         _emit(report, output, expand, fail_on)
+
+
+def _refuse_ignored_options(node: bool, **given: str | bool | None) -> None:
+    """An option the chosen mode never reads is a usage error, not silently ignored: `--root` and
+    `--device-config` belong to `--node`; `--kubeconfig`, `--context` and `--pre` to a cluster check.
+    (`--snapshot` with `--kubeconfig`/`--context`: `load_cluster`.)"""
+    node_only, cluster_only = ("root", "device_config"), ("kubeconfig", "context", "pre")
+    unread = [name for name in (cluster_only if node else node_only) if given.get(name)]
+    if unread:
+        flags = " and ".join("--" + name.replace("_", "-") for name in unread)
+        raise UsageError(f"{flags} {'is' if len(unread) == 1 else 'are'} not read "
+                         f"{'with --node (it checks this machine)' if node else 'without --node'}")
 
 
 def _node_report(snapshot: str | None, device_config: str | None, root: str, version: Version | None) -> DoctorReport:

@@ -13,7 +13,8 @@ from vgpuctl.cli.env import guarded, make_console, stdout
 from vgpuctl.cli.kubeopts import context_option, kubeconfig_option
 from vgpuctl.cli.options import output_option, read_volcano_version, snapshot_option, volcano_version_option
 from vgpuctl.core.findings import ExitStatus
-from vgpuctl.core.podrules.targets import pod_targets
+from vgpuctl.core.kubelist import is_list, item_defaults, with_defaults
+from vgpuctl.core.podrules.targets import PodTarget, pod_targets
 from vgpuctl.core.why.simulate import explain_in_snapshot
 from vgpuctl.core.why.whatif import explain_what_if
 from vgpuctl.errors import UsageError
@@ -48,6 +49,8 @@ def why_command(
     """Say why a pod is Pending (per node, grouped by reason, with the numbers) and where it would land."""
     if (pod is None) == (file is None):
         raise UsageError("give exactly one of POD or -f FILE")
+    if pod is not None and "/" in pod and namespace and pod.split("/", 1)[0] != namespace:
+        raise UsageError(f"{pod} names namespace {pod.split('/', 1)[0]}, -n {namespace}: give the namespace once")
     version = read_volcano_version(volcano_version)
     source: Mapping[str, Any] | None = None
     manifest: Mapping[str, Any] | None = None
@@ -84,23 +87,46 @@ def _key(pod: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def _manifest(path: str, namespace: str | None) -> tuple[Mapping[str, Any], dict[str, Any]]:
-    """The first object with a pod (or pod template) in the file, and that pod as a Pod."""
+    """The one object with a pod (or pod templates: a workload, a Volcano Job and its tasks) in the file — a
+    List's items count as objects — and its first pod as a Pod. Several such objects: a usage error naming
+    them (why answers for one pod or one workload, never for the first that happens to come)."""
+    found: list[tuple[Mapping[str, Any], PodTarget]] = []
     for doc in read_manifests([path]):
         if doc.error:
             raise UsageError(f"{doc.source}: {doc.error}")
         if not isinstance(doc.obj, Mapping):
             continue
-        targets = pod_targets(doc.obj)
-        if not targets:
-            continue
-        target = targets[0]
-        meta = dict(target.metadata)
-        raw = doc.obj.get("metadata")
-        top: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
-        meta.setdefault("name", top.get("name") or "what-if")
-        meta.setdefault("namespace", namespace or top.get("namespace") or "default")
-        return doc.obj, {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": dict(target.spec)}
-    raise UsageError(f"{path}: no Pod or pod template found")
+        items = doc.obj.get("items") if is_list(doc.obj) else [doc.obj]
+        kind, api_version = item_defaults(doc.obj) if is_list(doc.obj) else (None, None)
+        for item in items if isinstance(items, list) else ():
+            targets = pod_targets(item) if isinstance(item, Mapping) else None
+            if isinstance(item, Mapping) and targets:
+                found.append((with_defaults(item, kind, api_version), targets[0]))
+    if not found:
+        raise UsageError(f"{path}: no Pod or pod template found")
+    if len(found) > 1:
+        named = ", ".join(_named(obj) for obj, _ in found[:3]) + (", …" if len(found) > 3 else "")
+        raise UsageError(f"{path} holds {len(found)} objects with pods ({named}): why -f answers for one Pod, "
+                         "workload or Volcano Job; give a file with one")
+    obj, target = found[0]
+    own = _named(obj, namespace=True)
+    if namespace and own and own != namespace:  # as kubectl apply -f -n refuses it
+        raise UsageError(f"{path}: the namespace of {_named(obj)} is {own}, -n {namespace}: give the namespace once")
+    meta = dict(target.metadata)
+    raw = obj.get("metadata")
+    top: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    meta.setdefault("name", top.get("name") or "what-if")
+    meta.setdefault("namespace", namespace or top.get("namespace") or "default")
+    return obj, {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": dict(target.spec)}
+
+
+def _named(obj: Mapping[str, Any], *, namespace: bool = False) -> str:
+    """`Kind name`, or with `namespace` the object's own namespace ("" when it names none)."""
+    raw = obj.get("metadata")
+    meta: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    if namespace:
+        return str(meta.get("namespace") or "")
+    return f"{obj.get('kind')} {meta.get('name') or meta.get('generateName') or '?'}"
 
 
 def register(app: typer.Typer) -> None:

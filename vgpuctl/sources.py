@@ -160,21 +160,25 @@ def read_text(path: str, limit: SizeLimit = INPUT_LIMIT, *, stdin: IO[bytes] | I
 
 
 def parse_documents(text: str, source: str) -> list[Document]:
-    """All documents in a YAML (multi-document) or JSON text; empty documents are dropped. A document a limit
-    refuses is one carrying the reason, in its place; a syntax error is the last document (nothing after it
-    can be read)."""
+    """All documents in a YAML (multi-document) or JSON text, each placed at `<source>:<line>` (the line where
+    it starts, as editors and kubeconform say it); empty documents are dropped. A document a limit refuses is
+    one carrying the reason, in its place; a syntax error is the last document (nothing after it can be
+    read), placed at the line of the error."""
     from vgpuctl.core.lintreport import Document
-    from vgpuctl.core.safeyaml import InputError, documents
+    from vgpuctl.core.safeyaml import InputError, located_documents
 
     docs: list[Document] = []
+    read = 0  # documents read so far: the index of the next one
     try:
-        for index, obj in enumerate(documents(text)):
-            if isinstance(obj, InputError):
-                docs.append(Document(f"{source}:{index}", None, str(obj)))
-            elif obj is not None:
-                docs.append(Document(f"{source}:{index}", obj))
+        for found in located_documents(text):
+            where = f"{source}:{found.line or 1}"
+            if isinstance(found.value, InputError):
+                docs.append(Document(where, None, str(found.value), read, source))
+            elif found.value is not None:
+                docs.append(Document(where, found.value, "", read, source, found.item_lines))
+            read += 1
     except InputError as exc:
-        docs.append(Document(f"{source}:{len(docs)}", None, str(exc)))
+        docs.append(Document(f"{source}:{exc.line or 1}", None, str(exc), read, source))
     return docs
 
 

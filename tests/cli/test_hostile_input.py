@@ -93,8 +93,9 @@ def test_lint_reports_the_bomb_document_and_checks_the_others(run) -> None:
     result = run("lint", "-", "-o", "json", input=text)
     assert result.exit_code == 1
     items = result.json()["items"]
-    assert [(i["source"], i["allowed"]) for i in items] == [("<stdin>:0", True), ("<stdin>:1", False),
-                                                            ("<stdin>:2", True)]
+    last = 3 + len(laughs().splitlines()) + 1  # after the POD line, the `---`, the bomb and its `---`
+    assert [(i["source"], i["allowed"]) for i in items] == [("<stdin>:1", True), ("<stdin>:3", False),
+                                                            (f"<stdin>:{last}", True)]
     assert [f["code"] for f in items[1]["findings"]] == ["VGL001"]
     assert "excessive aliasing" in items[1]["findings"][0]["message"]
 
@@ -109,7 +110,7 @@ def test_a_bomb_where_the_whole_file_is_needed_is_a_usage_error(run, tmp_path: P
     snapshot = write(tmp_path, "cluster.yaml", "kind: List\nitems: []\nbomb:\n" + laughs().replace("a", "  a", 1))
     assert "excessive aliasing" in one_line_usage_error(run("nodes", "--snapshot", snapshot))
     pod = write(tmp_path, "pod.yaml", laughs() + "---\n" + yaml.safe_dump(POD))
-    assert "pod.yaml:0: refused at line 1: excessive aliasing" in one_line_usage_error(
+    assert "pod.yaml:1: refused at line 1: excessive aliasing" in one_line_usage_error(
         run("why", "-f", pod, "--snapshot", str(HEALTHY)))
 
 
@@ -209,7 +210,7 @@ def test_a_fifo_in_a_directory_is_vgl001_and_the_rest_is_checked(tmp_path: Path)
     result = cli("lint", str(tmp_path), "-o", "json")
     assert result.returncode == 1, result.stderr
     items = {i["source"]: i for i in json.loads(result.stdout)["items"]}
-    assert items[f"{tmp_path}/pod.yaml:0"]["allowed"] is True
+    assert items[f"{tmp_path}/pod.yaml:1"]["allowed"] is True
     assert "not a regular file" in items[f"{tmp_path}/pipe.yaml"]["findings"][0]["message"]
 
 

@@ -107,8 +107,31 @@ def test_stdin_multi_document_and_kind_list(run) -> None:
     result = run("lint", "-", "-o", "json", input=text)
     assert result.exit_code == 1
     report = result.json()
-    assert [i["source"] for i in report["items"]] == ["<stdin>:0", "<stdin>:1/items[0]", "<stdin>:1/items[1]"]
+    first = len(GOOD_POD.splitlines()) + 2  # the List's line: after the Pod and the `---`
+    assert [i["source"] for i in report["items"]] == [
+        "<stdin>:1", f"<stdin>:{first}/items[0]", f"<stdin>:{first}/items[1]"]  # flow style: one line, by index
+    assert [i["document"] for i in report["items"]] == [0, 1, 1]
     assert report["summary"]["objects"] == 3
+
+
+def test_sources_are_the_lines_where_objects_start(run, tmp_path: Path) -> None:
+    """Issue 27: `file:line` (as kubeconform and editors place things), not the document index; a YAML List's
+    items each at their own line; `document` keeps the index."""
+    listing = yaml.safe_dump({"apiVersion": "v1", "kind": "List",
+                              "items": [yaml.safe_load(GOOD_POD), yaml.safe_load(BAD_POD)]}, sort_keys=False)
+    text = "# a comment\n\n" + BAD_POD + "---\n---\n" + listing
+    path = write(tmp_path, "many.yaml", text)
+    report = run("lint", path, "-o", "json").json()
+    validate("lint-report.schema.json", report)
+    lines = text.splitlines()
+    starts = [int(i["source"].rsplit(":", 1)[1]) for i in report["items"]]
+    assert [i["source"].rsplit(":", 1)[0] for i in report["items"]] == [path] * 3
+    assert [i["document"] for i in report["items"]] == [0, 2, 2]  # the empty document counts, as kubectl's index
+    assert lines[starts[0] - 1] == BAD_POD.splitlines()[0]
+    assert starts[1] < starts[2] and lines[starts[1] - 1].startswith("- ") and lines[starts[2] - 1].startswith("- ")
+    assert [i["name"] for i in report["items"]] == ["bad", "good", "bad"]
+    table = run("lint", path).stdout
+    assert f"{path}:{starts[0]}" in table and f"{path}:{starts[2]}" in table and f"{path}:0" not in table
 
 
 def test_invalid_yaml_is_reported_and_other_files_still_checked(run, tmp_path: Path) -> None:

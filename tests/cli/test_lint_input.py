@@ -56,7 +56,7 @@ def test_dev_null_is_a_usage_error(run) -> None:
 ])
 def test_only_a_scalar_or_a_top_level_list_is_a_usage_error(run, text: str, what: str) -> None:
     line = usage_error(run("lint", "-", input=text))
-    assert f"<stdin>:0 is {what}, not a Kubernetes object" in line
+    assert f"<stdin>:1 is {what}, not a Kubernetes object" in line  # the line it starts at
 
 
 def test_a_scalar_next_to_objects_is_reported_and_the_objects_still_checked(run) -> None:
@@ -64,8 +64,9 @@ def test_a_scalar_next_to_objects_is_reported_and_the_objects_still_checked(run)
     result = run("lint", "-", "-o", "json", input=text)
     assert result.exit_code == 1
     items = result.json()["items"]
-    assert [(i["source"], i["allowed"]) for i in items] == [("<stdin>:0", True), ("<stdin>:1", False),
-                                                            ("<stdin>:2", False)]
+    assert [(i["source"], i["allowed"]) for i in items] == [("<stdin>:1", True), ("<stdin>:3", False),
+                                                            ("<stdin>:5", False)]
+    assert [i["document"] for i in items] == [0, 1, 2]
     assert [f["code"] for f in items[1]["findings"]] == ["VGL001"]
     assert "is a string" in items[1]["findings"][0]["message"]
     assert "is a list" in items[2]["findings"][0]["message"]
@@ -76,7 +77,7 @@ def test_non_object_items_of_a_list_are_reported(run) -> None:
     result = run("lint", "-", "-o", "json", input=json.dumps(listing))
     assert result.exit_code == 1
     items = result.json()["items"]
-    assert [i["source"] for i in items] == ["<stdin>:0/items[0]", "<stdin>:0/items[1]", "<stdin>:0/items[2]"]
+    assert [i["source"] for i in items] == ["<stdin>:1/items[0]", "<stdin>:1/items[1]", "<stdin>:1/items[2]"]
     assert items[0]["allowed"] is True
     assert "items[1] of the List is a string" in items[1]["findings"][0]["message"]
     assert items[2]["findings"][0]["code"] == "VGL001"
@@ -87,7 +88,7 @@ def test_a_list_whose_items_is_not_a_list_is_reported(run) -> None:
     result = run("lint", "-", "-o", "json", input='{"apiVersion": "v1", "kind": "List", "items": "x"}')
     assert result.exit_code == 1
     [item] = result.json()["items"]
-    assert item["source"] == "<stdin>:0/items" and "is a string" in item["findings"][0]["message"]
+    assert item["source"] == "<stdin>:1/items" and "is a string" in item["findings"][0]["message"]
 
 
 def test_an_empty_kind_list_is_zero_objects_and_passes(run) -> None:

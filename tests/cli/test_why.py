@@ -253,7 +253,7 @@ def test_why_rejects_exactly_what_lint_denies(run, path: Path, tmp_path: Path) -
         assert refused.exit_code == 2 and f"{len(items)} objects with pods" in refused.stderr
     for lint in items:
         one = tmp_path / "one.yaml"
-        one.write_text(yaml.safe_dump(documents[int(lint["source"].rsplit(":", 1)[1].split("/")[0])]))
+        one.write_text(yaml.safe_dump(documents[lint["document"]]))
         why = run("why", "-f", str(one), "--snapshot", HEALTHY, "-o", "json")
         report = why.json()
         validate("why-report.schema.json", report)

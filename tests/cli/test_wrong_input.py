@@ -66,7 +66,7 @@ def test_every_list_kind_is_a_list(run) -> None:
     assert result.exit_code == 1
     items = result.json()["items"]
     assert [(i["source"], i["kind"], i["allowed"]) for i in items] == [
-        ("<stdin>:0/items[0]", "Pod", True), ("<stdin>:0/items[1]", "Pod", False)]
+        ("<stdin>:1/items[0]", "Pod", True), ("<stdin>:1/items[1]", "Pod", False)]
     deployment = yaml.safe_load((EXAMPLES / "vgpu" / "deployment.yaml").read_text())
     deployments = {"apiVersion": "apps/v1", "kind": "DeploymentList", "items": [deployment]}
     checked = run("lint", "-", "-o", "json", input=json.dumps(deployments))
@@ -82,7 +82,7 @@ def test_a_binary_file_in_a_directory_is_vgl001_and_the_rest_is_checked(run, tmp
     assert result.exit_code == 1
     items = result.json()["items"]
     assert [(i["source"], i["allowed"]) for i in items] == [(f"{tmp_path}/a-binary.yaml", False),
-                                                            (f"{tmp_path}/pod.yaml:0", True)]
+                                                            (f"{tmp_path}/pod.yaml:1", True)]
     assert items[0]["findings"][0]["message"] == "not a UTF-8 text file"
     named = one_line_usage_error(run("lint", f"{tmp_path}/a-binary.yaml"))  # named: the input as a whole
     assert "a-binary.yaml: not a UTF-8 text file" in named

@@ -23,9 +23,12 @@ API_VERSION = "vgpuctl.io/v1alpha1"
 
 @dataclass(frozen=True, slots=True)
 class Document:
-    source: str  # "<file>:<doc index>"
+    source: str  # "<file>:<line>": the line where the object starts (an editor's, and kubeconform's, place)
     obj: Any  # the decoded YAML/JSON document, or None when it could not be read
     error: str = ""  # why it could not be read (reported as VGL001)
+    document: int | None = None  # its index among the file's documents (None: the file could not be read)
+    path: str = ""  # the file (`<stdin>`), to place a List's items at their own lines
+    item_lines: tuple[int, ...] = ()  # the line of each item, when the document is a List read from YAML
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,10 +40,12 @@ class LintItem:
     allowed: bool
     findings: tuple[Finding, ...]
     patch: tuple[PatchOp, ...]
+    document: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "source": self.source,
+            "document": self.document,
             "kind": self.kind,
             "namespace": self.namespace,
             "name": self.name,
@@ -108,10 +113,10 @@ def describe(value: Any) -> str:
     return "a string" if isinstance(value, str) else f"a {type(value).__name__}"
 
 
-def _not_an_object(source: str, what: str, advice: str = "") -> LintItem:
+def _not_an_object(source: str, what: str, advice: str = "", document: int | None = None) -> LintItem:
     finding = Finding("VGL001", Severity.ERROR, source, f"{what}, not a Kubernetes object (apiVersion, kind, "
                       f"metadata); kubectl would refuse it{advice}", hint_for("VGL001"))
-    return LintItem(source, "", "", "", False, (finding,), ())
+    return LintItem(source, "", "", "", False, (finding,), (), document)
 
 
 def _objects(doc: Document, result: LintReport) -> list[Document | LintItem]:
@@ -125,7 +130,8 @@ def _objects(doc: Document, result: LintReport) -> list[Document | LintItem]:
         what = describe(obj)
         result.not_objects.append(f"{doc.source} is {what}")
         return [_not_an_object(doc.source, f"the document is {what}",
-                               "; put the objects under the items of a kind: List" if what == "a list" else "")]
+                               "; put the objects under the items of a kind: List" if what == "a list" else "",
+                               doc.document)]
     kind = obj.get("kind")
     if not isinstance(kind, str) or not kind:
         result.not_objects.append(f"{doc.source} is a mapping without kind")
@@ -135,11 +141,16 @@ def _objects(doc: Document, result: LintReport) -> list[Document | LintItem]:
     if not is_list(obj) or items is None:
         return [doc]
     if not isinstance(items, list):
-        return [_not_an_object(f"{doc.source}/items", f"the {kind}'s items is {describe(items)}")]
+        return [_not_an_object(f"{doc.source}/items", f"the {kind}'s items is {describe(items)}",
+                               document=doc.document)]
     item_kind, api_version = item_defaults(obj)
-    return [Document(f"{doc.source}/items[{i}]", with_defaults(item, item_kind, api_version))
+    # Each item at its own line when the List was YAML in block style; else (JSON, a flow-style List with
+    # items sharing a line) the List's line and the item's index.
+    placed = bool(doc.path) and len(set(doc.item_lines)) == len(items)
+    sources = [f"{doc.path}:{doc.item_lines[i]}" if placed else f"{doc.source}/items[{i}]" for i in range(len(items))]
+    return [Document(sources[i], with_defaults(item, item_kind, api_version), document=doc.document)
             if isinstance(item, Mapping)
-            else _not_an_object(f"{doc.source}/items[{i}]", f"items[{i}] of the {kind} is {describe(item)}")
+            else _not_an_object(sources[i], f"items[{i}] of the {kind} is {describe(item)}", document=doc.document)
             for i, item in enumerate(items)]
 
 
@@ -149,7 +160,7 @@ def lint(documents: Iterable[Document], facts: ClusterFacts, *, apply_defaults: 
         if outer.error:
             result.unreadable += 1
             finding = Finding("VGL001", Severity.ERROR, outer.source, outer.error, hint_for("VGL001"))
-            result.items.append(LintItem(outer.source, "", "", "", False, (finding,), ()))
+            result.items.append(LintItem(outer.source, "", "", "", False, (finding,), (), outer.document))
             continue
         for doc in _objects(outer, result):
             if isinstance(doc, LintItem):
@@ -168,6 +179,7 @@ def lint(documents: Iterable[Document], facts: ClusterFacts, *, apply_defaults: 
                 allowed=verdict.allowed,
                 findings=verdict.findings,
                 patch=verdict.patch,
+                document=doc.document,
             ))
     return result
 

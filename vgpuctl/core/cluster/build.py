@@ -487,12 +487,16 @@ def _pod_total(spec_: Mapping[str, Any], resource: str) -> int:
 
 def _gpushare_usage(cards: Mapping[int, DeviceState], pod_name: str, spec_: Mapping[str, Any],
                     indexes: tuple[int, ...]) -> None:
+    # Volcano's gpushare ledger (`AddResource`, `getUsedGPUMemory`): a pod is on its cards only when it asks for
+    # gpu-memory or gpu-number, and a card's used memory is its pods' gpu-memory (a gpu-number pod's is 0)
     memory = _pod_total(spec_, spec.GPU_MEMORY)
+    if memory <= 0 and _pod_total(spec_, spec.GPU_NUMBER) <= 0:
+        return
     for i in indexes:
         card = cards.get(i)
         if card is None:
             continue
-        card.memory_used += memory if memory else card.memory_total  # gpu-number books whole cards
+        card.memory_used += memory
         if pod_name not in card.pods:
             card.pods.append(pod_name)
 

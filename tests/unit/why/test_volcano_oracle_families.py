@@ -1,0 +1,62 @@
+"""Cases where Volcano's own gpushare, Ascend HAMi and GPUExclusiveRules code disagreed with vgpuctl (issue 24
+part 3, second half).
+
+Each is a minimal disagreement the extended differential oracle found (Volcano's
+`pkg/scheduler/api/devices/nvidia/gpushare`, `devices/ascend/hami` and `plugins/deviceshare/gpuexclusive.go` at
+volcano-sh/volcano ed72c7c8, run on a snapshot against `vgpuctl why -f`; `benchmarks/oracle_differential.py`),
+rebuilt with the project's own builders. Volcano's code settles the fact; vgpuctl was the side in the wrong.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.unit.why.builders import NVIDIA, VNPU_910B3, cluster, pod
+from vgpuctl.core.why.model import NodeVerdict
+from vgpuctl.core.why.request import parse_pod
+from vgpuctl.core.why.simulate import simulate_node
+
+SHARE = {"deviceshare.GPUSharingEnable": True}
+NUMBER = {"deviceshare.GPUNumberEnable": True}
+CONFIG = {"nvidia": NVIDIA, "vnpus": [VNPU_910B3]}
+
+
+def run(target: dict[str, Any], *objects: dict[str, Any], args: dict[str, Any], node: str = "n1") -> NodeVerdict:
+    snapshot, env = cluster(*objects, args=args, config=CONFIG)
+    found = snapshot.node(node)
+    assert found is not None
+    return simulate_node(parse_pod(target, env), found, env)
+
+
+# ---- gpushare: the ledger (`device_info.go AddResource`, `share.go getUsedGPUMemory`) ---------------------------
+
+def share_node(cards: int = 2, memory: int = 32768) -> dict[str, Any]:
+    return {"kind": "Node", "metadata": {"name": "n1"},
+            "status": {"capacity": {"volcano.sh/gpu-memory": str(memory), "volcano.sh/gpu-number": str(cards)}}}
+
+
+def on_cards(name: str, index: str, limits: dict[str, str]) -> dict[str, Any]:
+    return pod(name, limits, node="n1", phase="Running", annotations={"volcano.sh/gpu-index": index})
+
+
+def test_a_gpu_number_pod_books_no_gpu_memory() -> None:
+    """Oracle case gpushare fit/insufficient-memory: card 0 holds a gpu-number pod, whose gpu-memory is 0, so a
+    1024 MiB gpu-memory pod goes to card 0 (first fit); vgpuctl booked the whole card and chose card 1."""
+    verdict = run(pod("p", {"volcano.sh/gpu-memory": "1024"}), share_node(),
+                  on_cards("whole", "0", {"volcano.sh/gpu-number": "1"}), args=SHARE)
+    assert verdict.fits and [d.id for d in verdict.devices] == ["0"]
+    # and where every card holds one, the pod still fits: vgpuctl said insufficient memory
+    whole = {"volcano.sh/gpu-number": "1"}
+    verdict = run(pod("p", {"volcano.sh/gpu-memory": "1024"}), share_node(), on_cards("a", "0", whole),
+                  on_cards("b", "1", whole), args=SHARE)
+    assert verdict.fits and [d.id for d in verdict.devices] == ["0"]
+
+
+def test_a_gpu_index_without_a_gpushare_resource_is_on_no_card() -> None:
+    """Oracle case gpushare devices: a pod carrying `volcano.sh/gpu-index: 0` but asking for neither gpu-memory
+    nor gpu-number is not in card 0's PodMap: the card stays idle for gpu-number and free for gpu-memory."""
+    stray = on_cards("stray", "0", {"cpu": "1"})
+    verdict = run(pod("p", {"volcano.sh/gpu-memory": "4096"}), share_node(), stray, args=SHARE)
+    assert verdict.fits and [d.id for d in verdict.devices] == ["0"]
+    verdict = run(pod("p", {"volcano.sh/gpu-number": "2"}), share_node(), stray, args=NUMBER)
+    assert verdict.fits and sorted(d.id for d in verdict.devices) == ["0", "1"]

@@ -200,7 +200,8 @@ def test_why_and_lint_agree_on_a_request_volcano_never_places(run, tmp_path: Pat
 
 def test_gang_what_if_on_the_bundled_examples(run) -> None:
     """Issue 16 §2: the Deployment's two replicas both fit on the healthy cluster, each booking its own GPU;
-    the MindCluster vNPU Job's gang cannot start there (the family is off in its scheduler)."""
+    the MindCluster vNPU Job's gang cannot start there: the family is off in its scheduler, a cause no node gets
+    past, said once (`cause`) instead of replaying the gang on every node."""
     result = run("why", "-f", str(EXAMPLES / "vgpu" / "deployment.yaml"), "--snapshot", HEALTHY, "-o", "json")
     assert result.exit_code == 0
     report = result.json()
@@ -215,10 +216,13 @@ def test_gang_what_if_on_the_bundled_examples(run) -> None:
     assert job.exit_code == 1
     data = job.json()
     validate("why-report.schema.json", data)
-    assert data["gang"]["starts"] is False
-    assert data["gang"]["firstFailure"]["replica"] == "vnpu/mindx-dls-default-test-0"
+    assert data["verdict"] == "no-fit" and "gang" not in data and data["unfit"] == [] and data["closest"] == []
+    assert data["cause"]["code"] is None
+    assert data["cause"]["message"].startswith("deviceshare.AscendMindClusterVNPUEnable is off")
     table = run("why", "-f", str(EXAMPLES / "mindcluster" / "vnpu-job.yaml"), "--snapshot", HEALTHY)
-    assert "0 of 1 replica fit at once" in table.stdout and "never starts" in table.stdout
+    assert table.exit_code == 1
+    assert "× fits no node: deviceshare.AscendMindClusterVNPUEnable is off" in table.stdout
+    assert "set deviceshare.AscendMindClusterVNPUEnable: true" in table.stdout and "Closest" not in table.stdout
 
 
 def test_gang_what_if_table_lists_each_replica_and_the_first_failure(run, tmp_path: Path) -> None:

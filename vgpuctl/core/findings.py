@@ -63,6 +63,12 @@ class Finding(NamedTuple):
         }
 
 
+def by_severity(findings: Iterable[Finding]) -> list[Finding]:
+    """`findings` most severe first (errors, warnings, then info), in their own order within a severity: the order
+    `lint` and `why` show them in."""
+    return sorted(findings, key=lambda f: -f.severity.rank)
+
+
 @dataclass
 class Report:
     """An ordered collection of findings that knows its summary and its exit status."""

@@ -5,11 +5,9 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from vgpuctl.core.findings import Severity
+from vgpuctl.core.findings import Severity, by_severity
 from vgpuctl.core.lintreport import LintItem, LintReport
 from vgpuctl.render.style import PASS_MARK, SEVERITY_MARK, SEVERITY_STYLE, plural, text
-
-_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
 def _title(item: LintItem) -> str:
@@ -29,7 +27,7 @@ def render_lint(report: LintReport, console: Console, *, show_hints: bool = True
         console.print(text((f"{mark} ", style), (title, "bold"),
                            (f"  {item.source}" if title != item.source else "", "dim"), (f"  {verdict}", style),
                            (f"  (+{plural(len(item.patch), 'default')})" if item.patch else "", "dim")))
-        for finding in sorted(item.findings, key=lambda f: _ORDER[f.severity]):
+        for finding in by_severity(item.findings):
             sev_style = SEVERITY_STYLE[finding.severity]
             console.print(text("    ", (f"{SEVERITY_MARK[finding.severity]} {finding.code}", sev_style), "  ",
                                finding.message))

@@ -7,7 +7,15 @@ from rich.table import Table
 from rich.text import Text
 
 from vgpuctl.core.findings import Finding
-from vgpuctl.core.why.model import DeviceChoice, GangReport, GangStop, UnfitGroup, WhyReport
+from vgpuctl.core.why.model import (
+    ClusterCause,
+    DeviceChoice,
+    GangReport,
+    GangStop,
+    Placement,
+    UnfitGroup,
+    WhyReport,
+)
 from vgpuctl.render.style import PASS_MARK, SEVERITY_MARK, SEVERITY_STYLE, plural, text
 
 MAX_FITS = 10
@@ -34,6 +42,8 @@ def render_why(report: WhyReport, console: Console) -> None:
     elif report.rejected:
         console.print(Text("× rejected by the pod rules: Volcano never places this request as written",
                            style="bold red"))
+    elif report.cause is not None:
+        _cause(report.cause, console)
     elif report.gang is not None:
         pass  # the gang section says it
     elif report.fits:
@@ -52,10 +62,11 @@ def render_why(report: WhyReport, console: Console) -> None:
         table.add_column("NODE", no_wrap=True)
         table.add_column("DEVICES")
         for placement in report.fits[:MAX_FITS]:
-            table.add_row(text(placement.node), text("; ".join(_device(d) for d in placement.devices) or "–"))
+            table.add_row(_node(placement), text("; ".join(_device(d) for d in placement.devices) or "–"))
         console.print(table)
         if len(report.fits) > MAX_FITS:
             console.print(Text(f"… and {len(report.fits) - MAX_FITS} more (-o json lists all)", style="dim"))
+        _shared(report.fits[:MAX_FITS], console)
     if report.unfit:
         console.print(Text("Why not" if not report.fits else "Nodes that do not fit", style="bold underline"))
         table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1))
@@ -76,6 +87,39 @@ def render_why(report: WhyReport, console: Console) -> None:
         for hint in report.hints:
             console.print(text(f"  • {hint}"))
     _notes(report.notes, console, continued=heading == "Notes")
+
+
+def _node(placement: Placement) -> Text:
+    """The node of a placement, with the codes of its stack findings beside it (`Placement.stacks`)."""
+    if not placement.stacks:
+        return text(placement.node)
+    worst = placement.stacks[0].severity  # most severe first
+    codes = ",".join(dict.fromkeys(f.code for f in placement.stacks))
+    return text(placement.node, (f" {SEVERITY_MARK[worst]} {codes}", SEVERITY_STYLE[worst]))
+
+
+def _shared(placements: list[Placement], console: Console) -> None:
+    """Each placement's node whose GPUs another stack also hands out, once, with the doctor's findings."""
+    seen: dict[str, Placement] = {}
+    for p in placements:
+        if p.stacks and p.node not in seen:
+            seen[p.node] = p
+    if not seen:
+        return
+    console.print(text("GPUs another stack also hands out (Volcano places the pod there; the device plugin or "
+                       "kubelet may then give the same GPU to a second pod)", style="bold underline"))
+    for node, p in seen.items():
+        for f in p.stacks:
+            console.print(text(f"  {node}  ", (f"{SEVERITY_MARK[f.severity]} {f.code}", SEVERITY_STYLE[f.severity]),
+                               f"  {f.message} (vgpuctl explain {f.code})"))
+
+
+def _cause(cause: ClusterCause, console: Console) -> None:
+    """A cause no node gets past: once, at the top, with its fix (no node was simulated)."""
+    code = f"[{cause.code}] " if cause.code else ""
+    console.print(text("× fits no node: ", code, cause.message, style="bold red"))
+    explain = f" (vgpuctl explain {cause.code})" if cause.code else ""
+    console.print(text(f"  fix: {cause.hint}{explain}"))
 
 
 def _notes(notes: list[str], console: Console, *, continued: bool = False) -> None:
@@ -115,9 +159,10 @@ def _gang(gang: GangReport, console: Console) -> None:
         for column in ("REPLICA", "NODE", "DEVICES"):
             table.add_column(column, no_wrap=column != "DEVICES")
         for replica, placement in gang.placed:
-            table.add_row(text(replica.name), text(placement.node),
+            table.add_row(text(replica.name), _node(placement),
                           text("; ".join(_device(d) for d in placement.devices) or "–"))
         console.print(table)
+        _shared([p for _, p in gang.placed], console)
     if several and gang.stop is not None:
         _stopped(gang.stop, console)
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -85,12 +86,14 @@ def judge_nodes(
     source: str = "snapshot",
     unreadable: frozenset[str] = frozenset(),
     read_problems: tuple[Finding, ...] = (),
+    codes: Collection[str] | None = None,
 ) -> NodeVerdicts:
-    """Run the doctor's node-judging checks (`Check.judges_nodes`, and what they depend on) once over the
-    snapshot's nodes, in the context `diagnose` builds, and file each finding under the node it names."""
+    """Run the doctor's node-judging checks (`Check.judges_nodes`, and what they depend on; only those raising
+    `codes`, when given) once over the snapshot's nodes, in the context `diagnose` builds, and file each finding
+    under the node it names."""
     ctx, notes = _context(snapshot, components(snapshot), now=now, volcano_version=volcano_version,
                           source=source, unreadable=unreadable, read_problems=read_problems)
-    checks, judging = node_checks(REGISTRY)
+    checks, judging = node_checks(REGISTRY, codes)
     results = run_checks(ctx, checks)
     return NodeVerdicts(findings_by_node(r for r in results if r.check.id in judging), results, notes)
 

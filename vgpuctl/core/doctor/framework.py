@@ -11,7 +11,7 @@ hides the rest of the report.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -153,10 +153,12 @@ def status_of(findings: list[Finding]) -> Status:
     return Status.PASS
 
 
-def node_checks(registry: Mapping[str, Check]) -> tuple[list[Check], frozenset[str]]:
-    """The checks `vgpuctl nodes` runs: those that judge nodes, plus every check they depend on (so a
-    dependency that fails skips them exactly as in the doctor); and the ids of the node-judging ones."""
-    judging = frozenset(c.id for c in registry.values() if c.judges_nodes)
+def node_checks(registry: Mapping[str, Check],
+                codes: Collection[str] | None = None) -> tuple[list[Check], frozenset[str]]:
+    """The checks `vgpuctl nodes` runs: those that judge nodes (only those raising `codes`, when given: `why`'s
+    stack notes), plus every check they depend on (so a dependency that fails skips them exactly as in the
+    doctor); and the ids of the node-judging ones."""
+    judging = frozenset(c.id for c in registry.values() if c.judges_nodes and (codes is None or c.code in codes))
     wanted: set[str] = set()
     todo = list(judging)
     while todo:

@@ -116,9 +116,13 @@ class UnfitGroup:
 class Placement:
     node: str
     devices: tuple[DeviceChoice, ...]
+    # The doctor's GPU-stack findings on the node (VGN012, VGN020–VGN022, `shared_gpus.py`): Volcano places the pod
+    # here, and another stack may hand the same GPU to a second pod.
+    stacks: tuple[Finding, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"node": self.node, "devices": [d.to_dict() for d in self.devices]}
+        return {"node": self.node, "devices": [d.to_dict() for d in self.devices],
+                **({"stackFindings": [f.to_dict() for f in self.stacks]} if self.stacks else {})}
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +156,19 @@ class Suggestion:
     def to_dict(self) -> dict[str, Any]:
         return {"node": self.node, "reason": self.reason.value, "edits": [e.to_dict() for e in self.edits],
                 "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterCause:
+    """A cause no node can get past, said once at the top instead of as every node's reason (`blocked.py`): the
+    scheduler config missing or unreadable, deviceshare in no tier, no allocate action, the pod's family off."""
+
+    message: str
+    hint: str
+    code: str | None = None  # the doctor's finding for it, where there is one (VGC001, VGC002, VGC005, VGC013)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "hint": self.hint}
 
 
 # ---- the gang what-if (`gang.py` replays it; `whatif.py` runs it; the report carries it) ----------------------
@@ -288,12 +305,15 @@ class WhyReport:
     suggestions: list[Suggestion] = field(default_factory=list)  # replayed changes that make it fit
     gang: GangReport | None = None  # a workload's what-if: its replicas placed together (`gang.py`)
     notes: list[str] = field(default_factory=list)  # what the replay assumed or could not replay (`nodefit.py`)
+    cause: ClusterCause | None = None  # a cluster-wide cause: no node was simulated (`blocked.py`)
 
     @property
     def schedulable(self) -> bool:
         """Exit 0: the pod is bound, fits somewhere, or asks for nothing deviceshare filters."""
         if self.bound_node is not None:
             return True
+        if self.cause is not None:
+            return False
         if self.gang is not None and not self.rejected:
             return self.gang.starts
         return not self.rejected and (bool(self.fits) or not self.unfit)
@@ -304,6 +324,8 @@ class WhyReport:
             return VERDICT_BOUND
         if self.rejected:
             return VERDICT_REJECTED
+        if self.cause is not None:
+            return VERDICT_NO_FIT
         if self.gang is not None:
             return VERDICT_FITS if self.gang.starts else VERDICT_NO_FIT
         if self.fits:
@@ -328,4 +350,5 @@ class WhyReport:
             "suggestions": [s.to_dict() for s in self.suggestions],
             **({"gang": self.gang.to_dict()} if self.gang is not None else {}),
             **({"notes": list(self.notes)} if self.notes else {}),
+            **({"cause": self.cause.to_dict()} if self.cause is not None else {}),
         }

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vgpuctl.core.facts import ClusterFacts
-from vgpuctl.core.findings import Finding, Severity
+from vgpuctl.core.findings import Finding, Severity, by_severity
 from vgpuctl.core.podrules import review
 
 # Errors after which Volcano still places the pod as it would without them:
@@ -30,7 +30,7 @@ PLACEMENT_NEUTRAL = frozenset({"VGP007", "VGP016", "VGS004"})
 
 @dataclass(frozen=True, slots=True)
 class RuleVerdict:
-    findings: tuple[Finding, ...]  # errors and warnings, in the rule core's order (info left out)
+    findings: tuple[Finding, ...]  # errors, then warnings (info left out), each in the rule core's order
     blocking: tuple[Finding, ...]  # the errors that mean the request is never placed as written
 
     @property
@@ -41,7 +41,7 @@ class RuleVerdict:
 def judge(obj: Mapping[str, Any], facts: ClusterFacts, *, existing: bool) -> RuleVerdict:
     """`podrules.review` of `obj` (a Pod or a workload), as `lint` (what-if) or the doctor (existing) sees it."""
     verdict = review(obj, facts, existing=existing)
-    findings = tuple(f for f in verdict.findings if f.severity is not Severity.INFO)
+    findings = tuple(by_severity(f for f in verdict.findings if f.severity is not Severity.INFO))
     errors = tuple(f for f in findings if f.severity is Severity.ERROR
                    and (not existing or f.code not in PLACEMENT_NEUTRAL))
     return RuleVerdict(findings, errors)

@@ -23,6 +23,7 @@ from vgpuctl.core.versions import (
     requires_six_field_register,
     skips_malformed_vgpu_ids,
 )
+from vgpuctl.core.why.model import ClusterCause
 
 _EMPTY: Mapping[str, Any] = {}
 
@@ -110,6 +111,9 @@ class WhyEnv:
     # Whether `pods_on` gives every pod bound to a node. False (the cluster-aware webhook keeps device pods only):
     # the cpu/memory/pods a node's pods use is a lower bound, so a resource miss is still proven, a pass is not.
     all_pods: bool = True
+    # What stops every device pod before any node is looked at: the scheduler config missing or unreadable, deviceshare
+    # in no tier, no allocate action (`blocked.scheduler_cause`; None: none, or the config is not known here).
+    scheduler_cause: ClusterCause | None = None
     _by_key: dict[str, Mapping[str, Any]] | None = None
     _by_node: dict[str, list[Mapping[str, Any]]] | None = None
     _usage: dict[str, Any] | None = None  # node → what its pods request (`nodefit.node_usage`), filled on use
@@ -182,6 +186,6 @@ class WhyEnv:
         usage = None if self._usage is None else {**self._usage, node: None}  # the node's usage is re-tallied
         return WhyEnv(device_config=self.device_config, deviceshare=self.deviceshare,
                       volcano_version=self.volcano_version, now=self.now, pods=[*self.pods, pod],
-                      predicates=self.predicates, all_pods=self.all_pods,
+                      predicates=self.predicates, all_pods=self.all_pods, scheduler_cause=self.scheduler_cause,
                       _by_key={**self._by_key, pod_key(pod): pod},
                       _by_node={**self._by_node, node: [*self._by_node.get(node, []), pod]}, _usage=usage)

@@ -23,6 +23,7 @@ from vgpuctl.core.codecs.locks import find_node_locks
 from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.versions import Version
 from vgpuctl.core.why import ascend, gpushare, mindcluster, vgpu
+from vgpuctl.core.why.blocked import cluster_cause, scheduler_cause
 from vgpuctl.core.why.model import (
     PHASE_WHAT_IF,
     DeviceChoice,
@@ -47,7 +48,7 @@ def env_from_snapshot(snapshot: ClusterSnapshot, *, volcano_version: Version | N
                       now: datetime | None = None) -> WhyEnv:
     return WhyEnv(device_config=snapshot.device_config, deviceshare=snapshot.deviceshare,
                   volcano_version=volcano_version, now=now, pods=snapshot.pods,
-                  predicates=predicates_conf(snapshot.scheduler_conf))
+                  predicates=predicates_conf(snapshot.scheduler_conf), scheduler_cause=scheduler_cause(snapshot))
 
 
 def requested_families(pod: PodRequest) -> tuple[spec.Family, ...]:
@@ -168,6 +169,10 @@ def explain(pod_obj: Mapping[str, Any], nodes: Iterable[NodeState], env: WhyEnv,
         report.hints.append("the pod asks for no device Volcano's deviceshare filters; device sharing does not "
                             "decide where it lands")
         return report
+    cause = cluster_cause(families, env) if families else None
+    if cause is not None:  # said once, at the top: no node gets past it (`blocked.py`)
+        report.cause = cause
+        return report
     nodes = list(nodes)
     verdicts = [simulate_node(pod, node, env) for node in nodes]
     report.fits = [Placement(v.node, v.devices) for v in sorted((v for v in verdicts if v.fits),
@@ -227,4 +232,9 @@ def explain_in_snapshot(pod_obj: Mapping[str, Any], snapshot: ClusterSnapshot, *
     judges with), so `why` and `lint` cannot disagree on the request."""
     env = env_from_snapshot(snapshot, volcano_version=volcano_version, now=now)
     facts = facts_from_snapshot(snapshot, volcano_version=volcano_version)
-    return explain(pod_obj, snapshot.nodes, env, what_if=what_if, facts=facts, source=source)
+    report = explain(pod_obj, snapshot.nodes, env, what_if=what_if, facts=facts, source=source)
+    if report.fits:
+        from vgpuctl.core.why.shared_gpus import note_shared_gpus  # the doctor's node checks: only for a fit
+
+        note_shared_gpus(report, snapshot, now=now, volcano_version=volcano_version)
+    return report

@@ -18,10 +18,12 @@ from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
 from vgpuctl.core.versions import Version
+from vgpuctl.core.why.blocked import cluster_cause
 from vgpuctl.core.why.gang import Scheduler, Workload, priority_classes, replay, scheduler_of, workload_of
 from vgpuctl.core.why.model import WhyReport
 from vgpuctl.core.why.request import parse_pod
 from vgpuctl.core.why.scheduler_env import WhyEnv
+from vgpuctl.core.why.shared_gpus import note_shared_gpus
 from vgpuctl.core.why.simulate import env_from_snapshot, explain, requested_families
 
 
@@ -35,16 +37,23 @@ def explain_what_if(source: Mapping[str, Any], pod: Mapping[str, Any], snapshot:
     workload = workload_of(source, namespace, classes=cache(lambda: priority_classes(snapshot.pods)),
                            by_priority=sched.by_priority)
     if workload is None:
-        return explain(pod, snapshot.nodes, env, what_if=True, facts=facts, source=source)
+        report = explain(pod, snapshot.nodes, env, what_if=True, facts=facts, source=source)
+        note_shared_gpus(report, snapshot, now=now, volcano_version=volcano_version)
+        return report
     families = _families(workload, env) if workload.replicas else requested_families(parse_pod(pod, env))
     first = workload.replicas[0].pod if workload.replicas else pod
     report = explain(first, snapshot.nodes, env, what_if=True, facts=facts, source=source,
                      as_gang_member=len(workload.tasks) > 1 and bool(families))
-    if report.rejected or not families:
+    if report.rejected or report.cause is not None or not families:
         return report
     report.families = families
+    report.cause = cluster_cause(families, env)  # a family only a later task asks for may be off
+    if report.cause is not None:
+        report.fits, report.unfit, report.closest, report.suggestions, report.notes = [], [], [], [], []
+        return report
     report.gang = replay(workload, snapshot.nodes, env, facts, sched)
     report.notes.extend(_notes(workload, sched, snapshot))
+    note_shared_gpus(report, snapshot, now=now, volcano_version=volcano_version)
     return report
 
 

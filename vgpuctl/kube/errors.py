@@ -13,6 +13,14 @@ class ClusterUnreachable(Exception):  # noqa: N818 - the name says what happened
     """The cluster cannot be used at all (no config, connection failure, 401): exit 3 with this one line."""
 
 
+def not_kubernetes_api(host: str, status: int) -> str:
+    """What to say of a server that answers, but not as a Kubernetes API server does: every API server lists
+    `/api/v1/nodes` (403 at worst), so a 404 there means the kubeconfig's URL points elsewhere (a wrong port or
+    path, a proxy, another service). The reader and the writer both end with this line (exit 3)."""
+    return (f"{host} does not serve the Kubernetes API (GET /api/v1/nodes: HTTP {status}); check the server URL "
+            "of the kubeconfig context")
+
+
 def one_line(text: str, limit: int = 240) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -8,8 +8,11 @@ usable configuration is `ClusterUnreachable` (exit 3), since vgpuctl can then re
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 import urllib3
@@ -20,7 +23,7 @@ from kubernetes.config.config_exception import ConfigException
 
 from vgpuctl.core.safeyaml import InputError, load
 from vgpuctl.errors import UsageError
-from vgpuctl.kube.errors import ClusterUnreachable
+from vgpuctl.kube.errors import ClusterUnreachable, one_line
 from vgpuctl.paths import not_a_file
 
 DEFAULT_KUBECONFIG = "~/.kube/config"
@@ -66,12 +69,50 @@ def _from_kubeconfig(paths: list[str], context: str | None, configuration: Confi
     if wanted not in names:
         flag = f"--context {context}" if context else f"current-context {wanted}"
         raise UsageError(f"{flag}: no such context in {source} (contexts: {listing})")
+    with _client_log() as said:
+        try:
+            kube_config.load_kube_config(  # type: ignore[no-untyped-call]
+                config_file=os.pathsep.join(paths), context=wanted, client_configuration=configuration,
+                persist_config=False)
+        except (ConfigException, OSError, ValueError, KeyError, TypeError) as exc:
+            raise UsageError(f"{source}: context {wanted}: {_one_line(exc)}") from None
+    if said:  # the client logs a failed exec credential plugin and goes on without credentials
+        raise ClusterUnreachable(f"{source}: context {wanted}: the user's exec credential plugin failed: "
+                                 f"{one_line(said[0])}")
+    hook = configuration.refresh_api_key_hook
+    if hook is not None:  # an expiring exec token is refreshed before a request: the same failure, the same line
+        configuration.refresh_api_key_hook = partial(_refresh, hook, f"{source}: context {wanted}")
+
+
+def _refresh(hook: Callable[[Configuration], None], where: str, configuration: Configuration) -> None:
+    with _client_log() as said:
+        hook(configuration)
+    if said:
+        raise ClusterUnreachable(f"{where}: the user's exec credential plugin failed: {one_line(said[0])}")
+
+
+class _Said(logging.Handler):
+    def __init__(self, into: list[str]) -> None:
+        super().__init__(logging.WARNING)
+        self.into = into
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.into.append(record.getMessage())
+
+
+@contextmanager
+def _client_log() -> Iterator[list[str]]:
+    """What the kubernetes client logs on the root logger meanwhile (an exec credential plugin that is missing
+    or fails): collected here to be said as one line, never printed raw. A handler on the root logger also
+    keeps `logging.error` from configuring it, which would then print urllib3's retry warnings too."""
+    said: list[str] = []
+    handler = _Said(said)
+    root = logging.getLogger()
+    root.addHandler(handler)
     try:
-        kube_config.load_kube_config(  # type: ignore[no-untyped-call]
-            config_file=os.pathsep.join(paths), context=wanted, client_configuration=configuration,
-            persist_config=False)
-    except (ConfigException, OSError, ValueError, KeyError, TypeError) as exc:
-        raise UsageError(f"{source}: context {wanted}: {_one_line(exc)}") from None
+        yield said
+    finally:
+        root.removeHandler(handler)
 
 
 def load_api_client(kubeconfig: str | None = None, context: str | None = None, *,

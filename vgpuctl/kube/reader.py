@@ -29,7 +29,7 @@ from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.findings import Finding, Severity
 from vgpuctl.core.scheduler_config import SchedulerConfError, deviceshare_args, parse_scheduler_conf
-from vgpuctl.kube.errors import ClusterUnreachable, transport_message
+from vgpuctl.kube.errors import ClusterUnreachable, not_kubernetes_api, transport_message
 from vgpuctl.snapshotfile import SnapshotData
 
 __all__ = ["WANTED_CONFIGMAPS", "LiveRead", "read_cluster"]
@@ -351,6 +351,8 @@ def read_cluster(
             items = client.list_all(resource, namespace, page_size, on_page)
         except ReadError as exc:
             gone = exc if exc.connect else gone
+            if resource is NODES and exc.status == 404:  # not an API server: every other list would say 404 too
+                raise ClusterUnreachable(not_kubernetes_api(client.host, exc.status)) from None
             if resource is RUNTIMECLASSES and exc.status == 404:
                 continue  # no node.k8s.io/v1 here: not collected, not a failure
             scope = f" in namespace {namespace}" if namespace else ""

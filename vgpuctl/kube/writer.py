@@ -30,7 +30,7 @@ from vgpuctl.core.doctor.components import image_parts
 from vgpuctl.core.install.modes import Mode
 from vgpuctl.core.install.plan import SCHEDULER_CM, Action, ClusterState, Method, Plan, Ref, Step, refs_to_read
 from vgpuctl.core.install.webhook import conditions_text, rollout
-from vgpuctl.kube.errors import ClusterUnreachable, Timeout, one_line, transport_message
+from vgpuctl.kube.errors import ClusterUnreachable, Timeout, not_kubernetes_api, one_line, transport_message
 
 FIELD_MANAGER = "vgpuctl"
 MAX_CONFLICT_RETRIES = 5
@@ -165,11 +165,20 @@ def read_state(api_client: ApiClient, modes: Iterable[Mode] = (), *, extra: Iter
                 for item in api.list(collection_path(probe)):
                     obj = {"apiVersion": api_version, "kind": kind, **item}
                     objects.setdefault(Ref(api_version, kind, namespace, str(item["metadata"]["name"])), obj)
-        nodes = api.list("/api/v1/nodes")
+        nodes = _nodes(api)
         deployment = _scheduler_deployment(api.list(f"/apis/apps/v1/namespaces/{spec.SCHEDULER_NAMESPACE}/deployments"))
     except WriteError as exc:
         raise ClusterUnreachable(f"cannot read what install needs: {exc}") from None
     return ClusterState(objects, nodes, deployment)
+
+
+def _nodes(api: _Api) -> list[dict[str, Any]]:
+    try:
+        return api.list("/api/v1/nodes")
+    except WriteError as exc:
+        if exc.status == 404:  # not an API server (the reader's words: `not_kubernetes_api`)
+            raise ClusterUnreachable(not_kubernetes_api(api.host, exc.status)) from None
+        raise
 
 
 @dataclass

@@ -73,7 +73,8 @@ def test_table_marks_the_nodes_the_doctor_flags(run, tmp_path: Path) -> None:
             "hami.io/node-nvidia-register": '[{"id":"GPU-1","count":10,"devmem":40960,"devcore":100,'
                                             '"type":"NVIDIA A100","health":true}]'}}}]}))
     result = run("nodes", "--snapshot", str(hami_only))
-    assert result.stdout.startswith("‼ hami-1  no device family · 0 devices · 1 warning")
+    assert result.stdout.startswith("‼ hami-1  no device family · 0 devices Volcano sees · 1 warning\n"
+                                    "  GPU stacks: hami (1 GPU)\n")  # its GPUs are shown, not a bare "0 devices"
     assert "VGN012" in result.stdout and result.exit_code == 0
 
 

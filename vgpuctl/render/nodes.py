@@ -208,7 +208,8 @@ def render_nodes(report: NodeReport, console: Console) -> None:
         counts = (f" · {_counts(findings)}", SEVERITY_STYLE[worst]) if worst is not None else ""
         stacks = report.stacks.get(node.name)
         head = text(mark, (node.name, "bold"), (f"  {families}", "cyan"), f" · mode {node.mode}" if node.mode else "",
-                    (f" · {plural(len(node.devices), 'device')}", "dim"), counts)
+                    (f" · {plural(len(node.devices), 'device')}", "dim"),
+                    (" Volcano sees", "dim") if stacks is not None and not node.devices else "", counts)
         block: list[Text | Table] = [head]
         if stacks is not None:
             block.append(text("  GPU stacks: ", (_stacks_line(stacks), "yellow")))

@@ -11,6 +11,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import ClusterSnapshot, NodeState
 from vgpuctl.core.cluster.stacks import NodeStacks, may_share, stacks_of
 from vgpuctl.core.findings import Finding, Report, Severity
@@ -52,13 +53,16 @@ class NodeReport:
 
 def shared_stacks(snapshot: ClusterSnapshot, nodes: Sequence[NodeState]) -> dict[str, NodeStacks]:
     """The GPU stacks of those `nodes` where more than one stack offers GPUs (`cluster/stacks.py`, the value the
-    node checks VGN012, VGN020–VGN022 read): what `nodes` shows per node and per GPU."""
+    node checks VGN012, VGN020–VGN022 read), or where HAMi's plugin registers GPUs Volcano has no device model
+    for (a node with no device family: VGN012 says Volcano sees none, the stacks say how many there are): what
+    `nodes` shows per node and per GPU."""
     by_node = snapshot.slices_by_node
     found: dict[str, NodeStacks] = {}
     for node in nodes:
-        if may_share(node, by_node):  # most nodes: a few look-ups
+        unseen = not node.families and spec.NODE_HAMI_NVIDIA_REGISTER in node.annotations
+        if unseen or may_share(node, by_node):  # most nodes: a few look-ups
             stacks = stacks_of(snapshot, node)
-            if stacks.shared:
+            if stacks.shared or (unseen and stacks.stacks):
                 found[node.name] = stacks
     return found
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.unit.why.builders import NVIDIA, VNPU_910B3, cluster, pod
-from vgpuctl.core.why.model import NodeVerdict
+from vgpuctl.core.why.model import NodeVerdict, Reason
 from vgpuctl.core.why.request import parse_pod
 from vgpuctl.core.why.simulate import simulate_node
 
@@ -60,3 +60,13 @@ def test_a_gpu_index_without_a_gpushare_resource_is_on_no_card() -> None:
     assert verdict.fits and [d.id for d in verdict.devices] == ["0"]
     verdict = run(pod("p", {"volcano.sh/gpu-number": "2"}), share_node(), stray, args=NUMBER)
     assert verdict.fits and sorted(d.id for d in verdict.devices) == ["0", "1"]
+
+
+def test_a_node_whose_every_card_is_unhealthy_has_no_memory_to_give() -> None:
+    """Oracle case gpushare reason: with every card in `volcano.sh/gpu-unhealthy-ids` Volcano still builds the
+    node's device (NewGPUDevices), with no card, and the filter says "no enough gpu memory"; vgpuctl said
+    not-device-node."""
+    node = share_node(cards=1)
+    node["metadata"]["annotations"] = {"volcano.sh/gpu-unhealthy-ids": "1,0"}
+    verdict = run(pod("p", {"volcano.sh/gpu-memory": "512"}), node, args=SHARE)
+    assert verdict.reason is Reason.INSUFFICIENT_MEMORY and "volcano.sh/gpu-unhealthy-ids" in verdict.message

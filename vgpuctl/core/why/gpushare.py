@@ -39,9 +39,11 @@ def simulate(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
             if best is None or free > best[1]:
                 best = (card.index, free)
         if not chosen:
-            if best is None:
-                return NodeVerdict.miss(node.name, family, Miss(Reason.NOT_DEVICE_NODE, "every card is unhealthy",
-                                                                0.0))
+            if best is None:  # Volcano: the device exists, with no card left ("no enough gpu memory")
+                return NodeVerdict.miss(node.name, family, Miss(
+                    Reason.INSUFFICIENT_MEMORY, f"every card is listed in {spec.NODE_GPU_UNHEALTHY_IDS}: no card "
+                                                "to place the pod on", 6.0),
+                    f"repair the cards or remove them from {spec.NODE_GPU_UNHEALTHY_IDS}")
             return NodeVerdict.miss(node.name, family, Miss(
                 Reason.INSUFFICIENT_MEMORY, f"GPU {best[0]}: free memory {best[1]} MiB < {need} MiB (the whole "
                                             "pod must fit on one card)", 6.0 + min(best[1] / need, 0.99)),

@@ -8,7 +8,8 @@ variants, most aggressive first). The comparison is the same for every family:
 - a node both sides fit: the devices chosen (sorted ids) must be one of the oracle's `deviceOptions` (Go's map
   order makes gpushare's gpu-number pick and HAMi's device sort vary between runs; the oracle lists each choice);
 - a node neither fits: the reason classes must be compatible (`oracle_class` / `vgpuctl_class` below);
-- a node the oracle calls `nondeterministic` (its verdict varies with Go's map order) is not compared;
+- not compared: a node the oracle calls `nondeterministic` (its verdict varies with Go's map order) or
+  `deviceshare-off`, and a node vgpuctl rules out in the allocate action's resource check (not replayed);
 - a pod `vgpuctl` rejects outright (verdict `rejected`) is counted, not compared: the filter never sees it.
 """
 
@@ -107,8 +108,9 @@ def compare(orc: dict[str, Any], rep: dict[str, Any]) -> dict[str, Any]:
         v_fit = n in vfit
         oc = "fits" if o_fit else oracle_class(r["class"])
         vc = "fits" if v_fit else vgpuctl_class(vreason.get(n, "absent"))
-        if r["class"] == "no-device-request" and not v_fit and vc == "insufficient-resource":
-            continue  # deviceshare does not look; the resource check is not the oracle's to judge
+        if vc == "insufficient-resource":
+            skipped += 1  # the allocate action's resource check (a resource the node does not advertise): not
+            continue      # replayed by the oracle, which runs the deviceshare predicate only
         if o_fit != v_fit:
             if not (r["class"] == "not-device-node" and compatible("not-device-node", vc)):
                 diffs.append({"node": n, "kind": "fit", "oracle": oc, "vgpuctl": vc, "oracle_error": r.get("error"),
@@ -116,7 +118,9 @@ def compare(orc: dict[str, Any], rep: dict[str, Any]) -> dict[str, Any]:
         elif not o_fit and not compatible(oc, vc):
             diffs.append({"node": n, "kind": "reason", "oracle": oc, "vgpuctl": vc, "oracle_error": r.get("error"),
                           "vgpuctl_reason": vreason.get(n)})
-        elif o_fit and r["class"] == "fits":
+        elif o_fit and r["class"] == "fits" and not (r.get("error") or "").startswith("allocate:"):
+            # (an Allocate that fails after the filter passed — HAMi's Allocate sorts by the policy only ScoreNode
+            # stores, i.e. none without ScheduleWeight — chose no devices to compare)
             options = [sorted(o) for o in (r.get("deviceOptions") or [r.get("devices") or []])]
             # several options: the pick follows Go's map order (gpu-number, HAMi's ties), and a dozen runs need not
             # show them all: any pick of the same size among the devices Go picked from agrees
@@ -174,7 +178,7 @@ def run_seed(mod: ModuleType, seed: int, n: int, jobs: int, oracle: str, vgpuctl
     family = cases[0]["family"] if cases else "?"
     echo(f"[{family}] seed {seed}: cases {n}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     echo(f"[{family}] seed {seed}: node verdicts compared {node_total}, agreeing {node_agree}, disagreeing "
-         f"{node_total - node_agree} ({skipped} not compared: nondeterministic in Go or deviceshare off); "
+         f"{node_total - node_agree} ({skipped} not compared: Go's map order, deviceshare off, or the resource check); "
          f"distinct disagreements {len(by_sig)}")
     if rejected:
         codes = ", ".join(f"{k} x{v}" for k, v in sorted(rejected.items()))

@@ -9,6 +9,7 @@ rebuilt with the project's own builders. Volcano's code settles the fact; vgpuct
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tests.unit.why.builders import NVIDIA, VNPU_910B3, cluster, pod
@@ -70,3 +71,42 @@ def test_a_node_whose_every_card_is_unhealthy_has_no_memory_to_give() -> None:
     node["metadata"]["annotations"] = {"volcano.sh/gpu-unhealthy-ids": "1,0"}
     verdict = run(pod("p", {"volcano.sh/gpu-memory": "512"}), node, args=SHARE)
     assert verdict.reason is Reason.INSUFFICIENT_MEMORY and "volcano.sh/gpu-unhealthy-ids" in verdict.message
+
+
+# ---- Ascend HAMi: the ledger (`ascend/hami/device_info.go addResource`, `devices/device_info.go
+# DecodeContainerDevices`) ----------------------------------------------------------------------------------------
+
+HAMI = {"deviceshare.AscendHAMiVNPUEnable": True}
+
+
+def npu_node(devices: int = 2) -> dict[str, Any]:
+    register = [{"id": f"NPU-{i}", "index": i, "count": 4, "devmem": 65536, "devcore": 20, "type": "Ascend910B3",
+                 "numa": 0, "health": True} for i in range(devices)]
+    return {"kind": "Node", "metadata": {"name": "n1", "annotations": {
+        "hami.io/node-register-Ascend910B3": json.dumps(register)}},
+        "status": {"allocatable": {"huawei.com/Ascend910B3": str(devices * 4)}}}
+
+
+def npu_holder(allocated: str) -> dict[str, Any]:
+    containers = [{"name": f"c{i}", "resources": {"limits": {"huawei.com/Ascend910B3": "1"}}} for i in range(2)]
+    return pod("held", containers=containers, node="n1", phase="Running",
+               annotations={"hami.io/Ascend910B3-devices-allocated": allocated})
+
+
+def test_the_first_device_of_a_later_container_is_not_booked() -> None:
+    """Oracle case ascend devices: `DecodeContainerDevices` splits the pod's value on `:` only, so the second
+    container's `;NPU-1,…` names no device and Volcano books nothing on NPU-1: a whole-card pod fits there. vgpuctl
+    booked it and found no card."""
+    held = npu_holder("NPU-0,Ascend910B3,16384,0:;NPU-1,Ascend910B3,65536,0:;")
+    verdict = run(pod("p", {"huawei.com/Ascend910B3": "1"}), npu_node(), held, args=HAMI)
+    assert verdict.fits and [d.id for d in verdict.devices] == ["NPU-1"]
+
+
+def test_a_pod_is_booked_once_per_npu() -> None:
+    """`addResource` books a pod once per device (`PodMap`), from its first entry naming it: NPU-0's later entry
+    (the second device of the second container, which does decode) adds nothing."""
+    held = npu_holder("NPU-0,Ascend910B3,16384,0:;NPU-1,Ascend910B3,16384,0:NPU-0,Ascend910B3,32768,0:;")
+    snapshot, _ = cluster(npu_node(), held, args=HAMI, config=CONFIG)
+    node = snapshot.node("n1")
+    assert node is not None
+    assert [(d.id, d.memory_used, d.slots_used) for d in node.devices] == [("NPU-0", 16384, 1), ("NPU-1", 0, 0)]

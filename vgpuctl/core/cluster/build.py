@@ -503,11 +503,17 @@ def _gpushare_usage(cards: Mapping[int, DeviceState], pod_name: str, spec_: Mapp
 
 def _ascend_usage(devices: Mapping[str, DeviceState], pod_name: str, value: Any,
                   templates: Mapping[str, Mapping[int, str]]) -> None:
-    for container in decode_ascend_allocations(value).containers:
-        for alloc in container:
+    """Book as Volcano's `AscendDevices.addResource` does (`ascend/hami/device_info.go`, ≥ 1.15.1): it reads the
+    whole value with `DecodeContainerDevices`, which splits on `:` only, so the first device of every container
+    after the first reads as `;<id>`, names no device and is not booked; and a pod is booked once per device
+    (`PodMap`), from its first entry naming it."""
+    booked: set[str] = set()
+    for number, container in enumerate(decode_ascend_allocations(value).containers):
+        for position, alloc in enumerate(container):
             device = devices.get(alloc.uuid)
-            if device is None:
+            if device is None or (number > 0 and position == 0) or alloc.uuid in booked:
                 continue
+            booked.add(alloc.uuid)
             template = templates.get(alloc.common_word, {}).get(alloc.memory)
             if template is not None:  # hami-core mode books any memory: no template to name
                 device.slices.append(template)

@@ -36,6 +36,7 @@ EPILOG = f"""[bold]Examples[/bold]
   vgpuctl doctor --snapshot examples/clusters/broken.yaml
   {KUBECTL_SNAPSHOT.replace("-o yaml", "-o json")} > snap.json
   vgpuctl doctor --snapshot snap.json
+  vgpuctl doctor -q                                # only the checks that warn or fail
   vgpuctl doctor -o json --fail-on warning         # for CI: exit 1 on any warning
   vgpuctl doctor --pre                             # can `vgpuctl install` succeed here?
   vgpuctl doctor --node --device-config device-config.yaml   # on a GPU/NPU node itself
@@ -56,6 +57,8 @@ def doctor_command(
                                              help="With --node: the device ConfigMap or payload to compare with."),
     pre: bool = typer.Option(False, "--pre", help="Only what decides whether `vgpuctl install` can succeed."),
     expand: bool = typer.Option(False, "--all", help="List every subject instead of grouping the same problem."),
+    quiet: bool = typer.Option(False, "-q", "--quiet",
+                               help="Table output: only the checks that warn or fail (the summary counts them all)."),
     volcano_version: str | None = volcano_version_option(
         help="Override the Volcano version read from the vc-scheduler image."),
     scheduler_name: list[str] = typer.Option([], "--scheduler-name", metavar="NAME",
@@ -71,7 +74,7 @@ def doctor_command(
     version = read_volcano_version(volcano_version)
     if node:
         report = _node_report(snapshot, device_config, root or "/", version)
-        _emit(report, output, expand, fail_on)
+        _emit(report, output, expand, fail_on, quiet)
     # The collector stays off for the whole command, not only the load: the checks and the report make
     # hundreds of thousands of objects (benchmarks/doctor_scale.py).
     with gc_paused():
@@ -91,7 +94,7 @@ def doctor_command(
             privileged_severity=Severity(privileged.value),
             pre=pre,
         )
-        _emit(report, output, expand, fail_on)
+        _emit(report, output, expand, fail_on, quiet)
 
 
 def _refuse_ignored_options(node: bool, **given: str | bool | None) -> None:
@@ -120,14 +123,14 @@ def _node_report(snapshot: str | None, device_config: str | None, root: str, ver
                     host=collect(root), device_config=load_device_config(device_config) if device_config else None)
 
 
-def _emit(report: DoctorReport, output: OutputFormat, expand: bool, fail_on: FailOn) -> NoReturn:
+def _emit(report: DoctorReport, output: OutputFormat, expand: bool, fail_on: FailOn, quiet: bool) -> NoReturn:
     for line in report.notes:
         note(line)
     out = stdout()
     if output is OutputFormat.TABLE:
         from vgpuctl.render.doctor import render_doctor  # rich: not for -o json (benchmarks/doctor_scale.py)
 
-        render_doctor(report, make_console(out), expand=expand)
+        render_doctor(report, make_console(out), expand=expand, problems_only=quiet)
     else:
         out.write(dump(report.to_dict(group=not expand), output))
     raise typer.Exit(int(report.exit_status(Severity(fail_on.value))))

@@ -1,8 +1,9 @@
 """The DoctorReport: check results, findings grouped across nodes, versions and the exit status.
 
 The same problem on 400 nodes is one finding listing the nodes (`--all` expands it): findings are grouped
-by code, severity, category and message, which is why node checks keep the node name out of the message
-and in the subject.
+by code, severity, category and hint. Node checks keep the node name out of the message and in the subject,
+so most groups share one message; where each subject's message has its own details (which GPU, which
+count), the group keeps every message, in the order of its subjects.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from vgpuctl.core.catalogue import UnknownCodeError, lookup
 from vgpuctl.core.doctor.framework import CheckResult, Status, node_of
 from vgpuctl.core.findings import ExitStatus, Finding, Report, Severity
 
@@ -23,36 +25,68 @@ class DoctorFinding:
     finding: Finding
     category: str
     subjects: tuple[str, ...]  # more than one when grouped
+    messages: tuple[str, ...] = ()  # each subject's own message, when they differ (the numbers, the GPU, …)
+
+    @property
+    def distinct_subjects(self) -> list[str]:
+        """The subjects once each (one node can have the problem on several of its resources)."""
+        return list(dict.fromkeys(self.subjects))
 
     @property
     def subject(self) -> str:
-        if len(self.subjects) == 1:
-            return self.subjects[0]
-        shown = ", ".join(self.subjects[:GROUP_PREVIEW])
-        more = len(self.subjects) - GROUP_PREVIEW
-        return f"{shown} and {more} more ({len(self.subjects)} in all)" if more > 0 else shown
+        distinct = self.distinct_subjects
+        if len(distinct) == 1:
+            return distinct[0]
+        shown = ", ".join(distinct[:GROUP_PREVIEW])
+        more = len(distinct) - GROUP_PREVIEW
+        return f"{shown} and {more} more ({len(distinct)} in all)" if more > 0 else shown
+
+    @property
+    def message(self) -> str:
+        """The message they share; for subjects whose details differ, what the code means and the first one's
+        details (`--all` or the JSON `messages` give every one)."""
+        if not self.messages:
+            return self.finding.message
+        title = _title(self.finding.code)
+        first = f"{self.subjects[0]}: {self.messages[0]}"
+        return f"{title}; e.g. {first}" if title else f"e.g. {first}"
 
     def to_dict(self) -> dict[str, Any]:
         f = self.finding
         data: dict[str, Any] = {"code": f.code, "severity": f.severity.value, "category": self.category,
-                                "subject": self.subject, "message": f.message, "hint": f.hint}
+                                "subject": self.subject, "message": self.message, "hint": f.hint}
         if len(self.subjects) > 1:
             data["subjects"] = list(self.subjects)
+        if self.messages:
+            data["messages"] = list(self.messages)
         return data
 
 
+def _title(code: str) -> str:
+    try:
+        return lookup(code).title
+    except UnknownCodeError:
+        return ""
+
+
 def group_findings(items: Iterable[tuple[str, Finding]], *, group: bool = True) -> list[DoctorFinding]:
-    """Merge findings that differ only in subject (same code, severity, category and message)."""
-    out: list[DoctorFinding] = []
-    index: dict[tuple[str, str, str, str], int] = {}
+    """Merge findings of one code, severity, category and hint into one listing their subjects: the same problem
+    on 400 nodes is one finding, whether or not each message carries that subject's details (a GPU id, a
+    count). Where the messages differ, each is kept (`messages`, in the order of `subjects`)."""
+    if not group:
+        return [DoctorFinding(f, category, (f.subject,)) for category, f in items]
+    groups: dict[tuple[str, str, str, str], list[Finding]] = {}
+    categories: dict[tuple[str, str, str, str], str] = {}
     for category, f in items:
-        key = (f.code, f.severity.value, category, f.message)
-        if group and key in index:
-            prev = out[index[key]]
-            out[index[key]] = DoctorFinding(prev.finding, category, (*prev.subjects, f.subject))
-            continue
-        index[key] = len(out)
-        out.append(DoctorFinding(f, category, (f.subject,)))
+        key = (f.code, f.severity.value, category, f.hint)
+        groups.setdefault(key, []).append(f)
+        categories[key] = category
+    out: list[DoctorFinding] = []
+    for key, found in groups.items():
+        messages = tuple(f.message for f in found)
+        differ = len(found) > 1 and any(m != messages[0] for m in messages)
+        out.append(DoctorFinding(found[0], categories[key], tuple(f.subject for f in found),
+                                 messages if differ else ()))
     return out
 
 

@@ -65,8 +65,8 @@ def test_a_columns_that_is_no_width_is_ignored_in_one_line(command: str, columns
 def test_a_valid_columns_still_sets_the_width() -> None:
     narrow = vgpuctl("nodes", "--snapshot", BROKEN, COLUMNS="60")
     assert narrow.returncode == 1 and narrow.stderr == ""
-    table = narrow.stdout.splitlines()[1:3]  # the first node's device table: names folded into 60 columns
-    assert table[0].lstrip().startswith("DEVI") and max(map(len, table)) <= 60
+    table = narrow.stdout.splitlines()[1:3]  # the first node's device table, laid out for 60 columns
+    assert table[0].startswith("#  DEVICE") and max(map(len, table)) <= 60
 
 
 ASCII = {"PYTHONIOENCODING": "ascii"}

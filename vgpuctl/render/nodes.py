@@ -6,10 +6,9 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 from rich.control import STRIP_CONTROL_CODES
-from rich.table import Table
 from rich.text import Span, Text
 
 from vgpuctl.core.cluster.model import DeviceState
@@ -20,11 +19,15 @@ from vgpuctl.render.style import SEVERITY_MARK, SEVERITY_STYLE, plural, text
 from vgpuctl.render.terminal import safe
 
 BAR = 10
-#: Columns that may wrap (folding a long name over lines) when the table is too wide, like `kubectl get`, in
-#: the order they start to: the pods first, the mode (short, and read at a glance) last.
-NAMES = ("PODS", "STACKS", "TYPE", "DEVICE", "MODE")
-NAME_ROOM = 8  # the least width a wrapping column is given
-GAP = 2  # the space between two columns (padding (0, 1))
+#: Columns that move out of a table too wide for the terminal, each to a line of its own under its device's
+#: row (`   pods: ml/a, ml/b`), where names are kept whole: a pod name cut in two is no name.
+SECOND_LINE = ("PODS", "STACKS")
+#: Then columns cut with an ellipsis, in this order, down to the width given.
+SHRINK = (("TYPE", 8), ("MODE", 6))
+#: Then whole columns dropped, in this order (the device's index and memory stay), and a line says which.
+DROP = ("TYPE", "DEVICE", "MODE", "SLOTS", "CORES", "HEALTH")
+GAP = 2  # the space between two columns
+SECOND_INDENT = "   "  # under the index column
 
 
 class _Cell(NamedTuple):
@@ -79,14 +82,13 @@ def _counts(findings: Sequence[Finding]) -> str:
 _OK, _UNHEALTHY = _Cell("ok", "green"), _Cell("unhealthy", "bold red")
 
 
-def _cells(d: DeviceState, bars: bool, pods_per_line: bool = False,
-           stacks: tuple[str, ...] | None = None) -> dict[str, _Cell]:
+def _cells(d: DeviceState, bars: bool, stacks: tuple[str, ...] | None = None) -> dict[str, _Cell]:
     """The row of one device. Names come from annotations: each is made `safe` first (its control characters
     escaped, as rich would otherwise strip some and pass ESC), so the cell's text and styled stretches are what
-    rich draws, and the only line breaks in a cell are the layout's (a pod per line)."""
-    pods = (",\n" if pods_per_line else ", ").join(map(safe, d.pods)) if d.pods else "–"
+    rich draws, and a cell holds no line break."""
+    pods = ", ".join(map(safe, d.pods)) if d.pods else "–"
     if d.slices:
-        shown = f"{pods}{chr(10) if pods_per_line else '  '}[{', '.join(map(safe, d.slices))}]"
+        shown = f"{pods}  [{', '.join(map(safe, d.slices))}]"
         pods_cell = _Cell(shown, "", (Span(len(pods), len(shown), "magenta"),))
     else:
         pods_cell = _Cell(pods)
@@ -104,61 +106,95 @@ def _natural(rows: list[dict[str, _Cell]]) -> dict[str, int]:
     return {column: max(len(column), *(cell_len(row[column].plain) for row in rows)) for column in rows[0]}
 
 
-def _wrapping(natural: dict[str, int], width: int) -> tuple[str, ...]:
-    """The fewest name columns (in NAMES order) that must wrap for the rest to be whole within `width`, the
-    columns' `_natural` widths given."""
-    names = tuple(column for column in NAMES if column in natural)
-    room = width - GAP * (len(natural) - 1) - sum(w for column, w in natural.items() if column not in names)
-    for count in range(len(names)):
-        wrap = names[:count]
-        whole = sum(natural[column] for column in names[count:])
-        if room - whole >= sum(min(natural[column], NAME_ROOM) for column in wrap):
-            return wrap
-    return names
+def _width(widths: dict[str, int]) -> int:
+    return sum(widths.values()) + GAP * (len(widths) - 1)
+
+
+def _layout(rows: list[dict[str, _Cell]], width: int) -> tuple[dict[str, int], tuple[str, ...], tuple[str, ...]]:
+    """(the width of each column shown, the columns moved under their rows, the columns dropped) for `rows` within
+    `width`: first the names move to their own lines, then TYPE and MODE are cut with an ellipsis, then columns
+    go, in `DROP` order."""
+    widths = _natural(rows)
+    moved: tuple[str, ...] = ()
+    if _width(widths) > width:
+        moved = tuple(column for column in SECOND_LINE if column in widths)
+        widths = {column: w for column, w in widths.items() if column not in moved}
+    for column, least in SHRINK:
+        if _width(widths) > width and column in widths:
+            widths[column] = max(least, len(column), widths[column] - (_width(widths) - width))
+    dropped: list[str] = []
+    for column in DROP:
+        if _width(widths) <= width:
+            break
+        if column in widths:
+            del widths[column]
+            dropped.append(column)
+    return widths, moved, tuple(dropped)
+
+
+def _fit(cell: _Cell, width: int) -> _Cell:
+    """The cell within `width` cells: whole, or cut with an ellipsis (its style kept, its inner spans dropped)."""
+    if cell_len(cell.plain) <= width:
+        return cell
+    return _Cell(set_cell_size(cell.plain, width - 1) + "…", cell.style)
+
+
+def _second_lines(label: str, names: Sequence[str], width: int, tail: str = "") -> list[str]:
+    """`   pods: a, b, c` folded at the commas within `width`, continuation lines indented under the first name; a
+    name is never cut (one longer than the line overflows it, as kubectl prints a long name whole)."""
+    head = f"{SECOND_INDENT}{label}: "
+    lines = [head]
+    items = [f"{name}," for name in names[:-1]] + [names[-1] + (f"  {tail}" if tail else "")] if names else [tail]
+    for item in items:
+        line = lines[-1]
+        if line.strip().endswith(":") or cell_len(line) + 1 + cell_len(item) <= width:
+            lines[-1] = f"{line}{'' if line.endswith(' ') else ' '}{item}"
+        else:
+            lines.append(" " * len(head) + item)
+    return lines
 
 
 def _device_table(devices: Sequence[DeviceState], width: int, styled: bool = True,
-                  stacks: NodeStacks | None = None) -> Table | Text:
-    """A row per device. Too wide for `width`: the bars go (the figures stay whole, coloured as the bars
-    were), then names wrap; a figure, the index or the health is never cut. `stacks`: the node's, where several
-    stacks offer GPUs (a STACKS column says which offer each device)."""
+                  stacks: NodeStacks | None = None) -> Text:
+    """A row per device. Too wide for `width`: the bars go (the figures stay whole, coloured as the bars were),
+    then the pods (and stacks) move under their device's row, then TYPE and MODE are cut with an ellipsis, then
+    columns are dropped, and a line says which. A figure is never cut."""
     offering = [stacks.offering(d.id) if stacks is not None else None for d in devices]
     rows = [_cells(d, bars=True, stacks=s) for d, s in zip(devices, offering, strict=True)]
-    natural = _natural(rows)
-    if sum(natural.values()) + GAP * (len(rows[0]) - 1) > width:
+    if _width(_natural(rows)) > width:
         rows = [_cells(d, bars=False, stacks=s) for d, s in zip(devices, offering, strict=True)]
-        natural = _natural(rows)
-    wrap = _wrapping(natural, width)
-    if "PODS" in wrap:  # a pod per line: a name is folded only when it alone is wider than the column
-        rows = [_cells(d, bars=False, pods_per_line=True, stacks=s) for d, s in zip(devices, offering, strict=True)]
-    aligned = _aligned(rows, styled, natural) if not wrap else None
-    return aligned if aligned is not None else _table(rows, wrap)
-
-
-def _table(rows: list[dict[str, _Cell]], wrap: tuple[str, ...]) -> Table:
-    table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 1))
-    for column in rows[0]:
-        table.add_column(column, no_wrap=column not in wrap, overflow="fold" if column in wrap else "ellipsis")
-    for row in rows:
-        table.add_row(*(cell.text() for cell in row.values()))
+    widths, moved, dropped = _layout(rows, width)
+    shown = [{column: _fit(row[column], widths[column]) for column in widths} for row in rows]
+    under: list[list[str]] = [[] for _ in devices]
+    if "PODS" in moved:
+        for lines, device in zip(under, devices, strict=True):
+            tail = f"[{', '.join(map(safe, device.slices))}]" if device.slices else ""
+            lines += _second_lines("pods", [safe(p) for p in device.pods], width, tail) if device.pods or tail \
+                else []
+    if "STACKS" in moved:
+        for lines, names in zip(under, offering, strict=True):
+            lines += _second_lines("stacks", [safe(n) for n in names], width) if names and len(names) > 1 else []
+    table = _aligned(shown, styled, widths, under)
+    if dropped:
+        note = f"({', '.join(dropped)} not shown at {width} columns: widen the terminal, or -o json for every field)"
+        for i, line in enumerate(fold(note, max(width - len(SECOND_INDENT) - 1, 20))):
+            table.append_text(Text(f"\n{SECOND_INDENT}{' ' if i else ''}{line}", style="dim" if styled else ""))
     return table
 
 
-def _aligned(rows: list[dict[str, _Cell]], styled: bool = True, widths: dict[str, int] | None = None
-             ) -> Text | None:
-    """What `_table` draws when every column fits whole: each column as wide as its widest cell, a cell padded
-    in its own style, two plain spaces between columns, the header in `table.header`. One Text, not a rich
-    Table: the Table's layout took 4 ms a node, 20 s for `nodes` on 5,000 nodes (benchmarks/nodes_table.py).
-    None when a cell holds a line break or a tab, which the Table lays out its own way. Not `styled`: the
-    same characters without styles (for an output that shows none). `widths`: the rows' `_natural` widths."""
-    if any("\n" in cell.plain or "\t" in cell.plain for row in rows for cell in row.values()):
-        return None
+def _aligned(rows: list[dict[str, _Cell]], styled: bool = True, widths: dict[str, int] | None = None,
+             under: Sequence[Sequence[str]] = ()) -> Text:
+    """The table: each column as wide as `widths` says (by default its widest cell), a cell padded in its own
+    style, two plain spaces between columns, the header in `table.header`, and under each row its `under`
+    lines. One Text, not a rich Table: the Table's layout took 4 ms a node, 20 s for `nodes` on 5,000 nodes
+    (benchmarks/nodes_table.py). A cell holds no line break (names are `safe`). Not `styled`: the same
+    characters without styles (for an output that shows none)."""
     widths = widths or _natural(rows)
     gap = " " * GAP
     parts = [gap.join(f"{column}{' ' * (width - len(column))}" for column, width in widths.items())]
     spans = [Span(0, len(parts[0]), "table.header")]
     at = len(parts[0])
-    for row in rows:
+    for index, row in enumerate(rows):
         parts.append("\n")
         at += 1
         for i, (column, cell) in enumerate(row.items()):
@@ -172,6 +208,9 @@ def _aligned(rows: list[dict[str, _Cell]], styled: bool = True, widths: dict[str
                 spans.extend(Span(at + s.start, at + s.end, s.style) for s in cell.spans)
             parts.append(padded)
             at += len(padded)
+        for line in under[index] if index < len(under) else ():
+            parts.append(f"\n{line}")
+            at += 1 + len(line)
     return Text("".join(parts), spans=spans if styled else None)
 
 
@@ -195,6 +234,35 @@ def _stacks_line(stacks: NodeStacks) -> str:
                      for s in stacks.stacks)
 
 
+FINDING_INDENT = 2
+
+
+def _finding_line(finding: Finding, console: Console) -> Text:
+    """`  × VGN004  message`; on a terminal folded at its width with every continuation line indented under the
+    message (rich would start them at column 0). Piped (soft wrap), one line per finding, for grep."""
+    mark = f"{SEVERITY_MARK[finding.severity]} {finding.code}"
+    hang = FINDING_INDENT + cell_len(mark) + 2
+    message = safe(finding.message)
+    chunks = [message] if console.soft_wrap else fold(message, max(console.width - hang, 20))
+    lines = [text(" " * FINDING_INDENT, (mark, SEVERITY_STYLE[finding.severity]), "  ", chunks[0])]
+    lines += [Text(" " * hang + chunk) for chunk in chunks[1:]]
+    return Text("\n").join(lines)
+
+
+def fold(words: str, width: int) -> list[str]:
+    """`words` in lines of at most `width` cells, broken at spaces; a word longer than a line is kept whole."""
+    lines: list[str] = []
+    current = ""
+    for word in words.split(" "):
+        if current and cell_len(current) + 1 + cell_len(word) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}" if current else word
+    lines.append(current)
+    return lines
+
+
 def render_nodes(report: NodeReport, console: Console) -> None:
     # Printed a node at a time, as one Text, without styles where none show (a pipe, a file): rich's print
     # and render per line were most of `nodes` on 5,000 nodes (benchmarks/nodes_table.py).
@@ -210,23 +278,17 @@ def render_nodes(report: NodeReport, console: Console) -> None:
         head = text(mark, (node.name, "bold"), (f"  {families}", "cyan"), f" · mode {node.mode}" if node.mode else "",
                     (f" · {plural(len(node.devices), 'device')}", "dim"),
                     (" Volcano sees", "dim") if stacks is not None and not node.devices else "", counts)
-        block: list[Text | Table] = [head]
+        block: list[Text] = [head]
         if stacks is not None:
             block.append(text("  GPU stacks: ", (_stacks_line(stacks), "yellow")))
         if node.devices:
             block.append(_device_table(node.devices, console.width, styled, stacks))
-        block.extend(text("  ", (f"{SEVERITY_MARK[finding.severity]} {finding.code}", SEVERITY_STYLE[finding.severity]),
-                          "  ", finding.message)
-                     for finding in findings)
+        block.extend(_finding_line(finding, console) for finding in findings)
         block.append(Text())
-        texts = [part for part in block if isinstance(part, Text)]
-        if len(texts) < len(block):  # a table that wraps names: rich lays it out
-            for part in block:
-                console.print(part)
-        elif styled:
-            console.print(Text("\n").join(texts))
+        if styled:
+            console.print(Text("\n").join(block))
         else:
-            _print_plain(console, "\n".join(part.plain for part in texts))
+            _print_plain(console, "\n".join(part.plain for part in block))
     for finding in report.problems:
         console.print(text((f"{SEVERITY_MARK[finding.severity]} {finding.code}", SEVERITY_STYLE[finding.severity]),
                            f"  {finding.subject}: ", finding.message))

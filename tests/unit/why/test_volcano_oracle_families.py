@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.unit.why.builders import NVIDIA, VNPU_910B3, cluster, pod
+from tests.unit.why.builders import NVIDIA, VNPU_910B3, cluster, gpu, pod, vgpu_node, vgpu_pod
 from vgpuctl.core.why.model import NodeVerdict, Reason
 from vgpuctl.core.why.request import parse_pod
 from vgpuctl.core.why.simulate import simulate_node
@@ -110,3 +110,27 @@ def test_a_pod_is_booked_once_per_npu() -> None:
     node = snapshot.node("n1")
     assert node is not None
     assert [(d.id, d.memory_used, d.slots_used) for d in node.devices] == [("NPU-0", 16384, 1), ("NPU-1", 0, 0)]
+
+
+# ---- GPUExclusiveRules (`plugins/deviceshare/gpuexclusive.go wrapGPUDevicesForExclusivity`) -------------------
+
+U0, U1 = (f"GPU-{i}{i}{i}{i}{i}{i}{i}{i}-0000-0000-0000-000000000000" for i in range(2))
+EXCLUSIVE = {"deviceshare.VGPUEnable": True, "deviceshare.GPUExclusiveRules": [{"team": "b"}]}
+
+
+def test_a_pod_being_deleted_still_reserves_its_gpu_for_its_rule() -> None:
+    """Oracle case exclusive fit: a bound pod being deleted is a Releasing task — in node.Tasks, so the wrapper
+    reserves the GPU its `vgpu-ids-new` names for its rule, though the ledger no longer books it. A same-rule pod
+    asking for both GPUs fits nowhere; vgpuctl looked at the ledger only and fitted it."""
+    holder = vgpu_pod("going", node="n1", phase="Running", labels={"team": "b"},
+                      annotations={"volcano.sh/vgpu-ids-new": f"{U1},NVIDIA,1000,0:"})
+    holder["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    want = vgpu_pod("p", count=2, memory=4000, labels={"team": "b"})
+    snapshot, env = cluster(vgpu_node("n1", gpu(U0), gpu(U1)), holder, args=EXCLUSIVE)
+    node = snapshot.node("n1")
+    assert node is not None and all(d.memory_used == 0 for d in node.devices)  # not booked: Releasing
+    verdict = simulate_node(parse_pod(want, env), node, env)
+    assert verdict.reason is Reason.EXCLUSIVE_RULE and "ml/going" in verdict.message
+    # a pod of another rule's labels is not held back
+    other = simulate_node(parse_pod(vgpu_pod("q", count=2, memory=4000, labels={"team": "a"}), env), node, env)
+    assert other.fits

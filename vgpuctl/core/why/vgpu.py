@@ -25,7 +25,7 @@ from vgpuctl.core.deviceconfig import MigGeometry, MigGroup, MigInstance
 from vgpuctl.core.quantity import QuantityError, parse_quantity
 from vgpuctl.core.why.model import DeviceChoice, Miss, NodeVerdict, Reason
 from vgpuctl.core.why.request import PERCENT_UNSET, PodRequest, VgpuRequest, go_uint
-from vgpuctl.core.why.scheduler_env import WhyEnv, mapping, matching_rules
+from vgpuctl.core.why.scheduler_env import WhyEnv, mapping, matching_rules, pod_key
 
 FAMILY = spec.Family.VGPU
 _ALLOCATABLE = (spec.VGPU_NUMBER, spec.VGPU_CORES, spec.VGPU_MEMORY)  # hard-coded in Volcano, not configurable
@@ -299,16 +299,20 @@ def _exclusive_reserved(pod: PodRequest, node: NodeState, env: WhyEnv, mode: str
     mine = matching_rules(pod.labels, rules)
     if not mine:
         return {}
+    # `wrapGPUDevicesForExclusivity` (plugins/deviceshare/gpuexclusive.go) reserves, for each of the node's tasks
+    # (pods not Succeeded/Failed: a pod being deleted too, though the ledger no longer books it), the GPUs in its
+    # PodMap entries, else the GPUs its `vgpu-ids-new` names
+    gpus = {d.id for d in node.devices if d.family is FAMILY}
     reserved: dict[str, str] = {}
-    for d in node.devices:
-        if d.family is not FAMILY:
+    for other in env.pods_on(node.name):
+        name = pod_key(other)
+        meta = mapping(other.get("metadata"))
+        if name == pod.key or not mine & matching_rules(mapping(meta.get("labels")), rules):
             continue
-        for name in d.pods:
-            other = env.pod(name)
-            labels = mapping(mapping(other.get("metadata")).get("labels")) if other is not None else {}
-            if name != pod.key and mine & matching_rules(labels, rules):
-                reserved[d.id] = name
-                break
+        for alloc in decode_vgpu_ids(mapping(meta.get("annotations")).get(spec.ANN_VGPU_IDS_NEW),
+                                     skips_bad_entries=env.skips_malformed_vgpu_ids).devices:
+            if alloc.device_id in gpus:
+                reserved.setdefault(alloc.device_id, name)
     return reserved
 
 

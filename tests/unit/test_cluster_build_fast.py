@@ -208,7 +208,7 @@ def test_the_mixed_fixture_is_the_same_with_and_without_the_shortcuts(monkeypatc
 
 
 def _scheduler(**args: Any) -> dict[str, Any]:
-    conf = {"tiers": [{"plugins": [{"name": "deviceshare", "arguments": args}]}]}
+    conf = {"actions": "enqueue, allocate", "tiers": [{"plugins": [{"name": "deviceshare", "arguments": args}]}]}
     return {"kind": "ConfigMap", "metadata": {"name": spec.SCHEDULER_CONFIGMAP, "namespace": spec.SCHEDULER_NAMESPACE},
             "data": {spec.SCHEDULER_CONF_KEY: yaml.safe_dump(conf)}}
 
@@ -228,12 +228,13 @@ def test_nodes_are_decoded_on_first_read_only() -> None:
     assert not any(n.decoded for n in snapshot.nodes[1:])
 
 
-def test_why_with_the_family_off_answers_not_device_node() -> None:
+def test_why_without_a_scheduler_config_answers_with_the_cause_once() -> None:
     """The nodes are decoded once for the rule facts `why` judges the request with (`facts_from_snapshot`,
-    the same facts `lint --snapshot` uses); the simulation then rules every node out on the family flag."""
+    the same facts `lint --snapshot` uses); without a scheduler config no family is on, which `why` says once
+    (`cause`, VGC001) instead of ruling every node out on the family flag."""
     snapshot = build_snapshot(_fleet(4))  # no scheduler ConfigMap: deviceshare.VGPUEnable is off
     report = explain_in_snapshot(WHAT_IF, snapshot, what_if=True)
-    assert report.unfit[0].reason.value == "not-device-node" and report.unfit[0].count == 4
+    assert report.cause is not None and report.cause.code == "VGC001" and report.unfit == []
 
 
 def test_why_reads_each_register_once(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -109,3 +109,18 @@ def test_bash_completes_through_the_script_it_sources(tmp_path: Path) -> None:
                           cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["device-config", "doctor-report"]
+
+
+def test_explain_completes_finding_codes() -> None:
+    """Issue 27: `vgpuctl explain VGN0<TAB>` offers the codes, with their titles, in both completions."""
+    from vgpuctl.core.catalogue import CATALOGUE
+
+    lines = _kubectl_complete("explain", "VGN01")
+    assert lines[-1] == ":4"
+    offered = [line.split("\t") for line in lines[:-1]]
+    assert [code for code, _ in offered] == [c for c in CATALOGUE if c.startswith("VGN01")]
+    assert all(title == CATALOGUE[code].title for code, title in offered)
+    bash = _python("from vgpuctl.cli.app import main; main()", env={
+        "_VGPUCTL_COMPLETE": "complete_bash", "COMP_WORDS": "vgpuctl explain VGC00", "COMP_CWORD": "2"})
+    assert bash.returncode == 0, bash.stderr
+    assert sorted(bash.stdout.split()) == sorted(c for c in CATALOGUE if c.startswith("VGC00"))

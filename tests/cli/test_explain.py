@@ -19,8 +19,9 @@ def test_explain_json(run) -> None:
 
 
 def test_list_covers_the_whole_catalogue(run) -> None:
-    rows = run("explain", "--list", "-o", "json").json()
-    assert [r["code"] for r in rows] == list(CATALOGUE)
+    listing = run("explain", "--list", "-o", "json").json()
+    assert listing["kind"] == "CodeList"
+    assert [r["code"] for r in listing["items"]] == list(CATALOGUE)
     table = run("explain", "--list")
     assert table.exit_code == 0 and "VGN002" in table.stdout
 

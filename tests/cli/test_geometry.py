@@ -97,9 +97,22 @@ def test_show_tables_and_json(run) -> None:  # type: ignore[no-untyped-def]
         assert text in table.stdout
     chips = run("geometry", "show", VNPU_PAYLOAD)
     assert "wrapper form" in chips.stdout and "vir10_3c_32g" in chips.stdout and "21527 / 24576" in chips.stdout
-    data = run("geometry", "show", VNPU_CM, "-o", "json").json()
+    report = run("geometry", "show", VNPU_CM, "-o", "json").json()
+    validate("geometry-view.schema.json", report)
+    assert report["kind"] == "GeometryView" and report["source"] == VNPU_CM
+    data = report["config"]
     assert [c["commonWord"] for c in data["vnpus"]["configs"]] == CHIPS
     validate("device-config.schema.json", data)
+
+
+def test_show_is_borderless_with_a_row_per_instance(run) -> None:  # type: ignore[no-untyped-def]
+    """Issue 27: like every other table (nodes, explain --list), no box; each instance on its own row."""
+    table = run("geometry", "show", VGPU_CM).stdout
+    assert not set("┏┃━│─┼╇┡└┘") & set(table)
+    header = next(line for line in table.splitlines() if line.startswith("#  MODELS"))
+    assert header.split() == ["#", "MODELS", "GROUP", "INSTANCE", "MEMORY", "(MiB)", "COUNT"]
+    rows = [line for line in table.splitlines() if "7g.80gb" in line]
+    assert len(rows) == 1 and rows[0].split()[-2:] == ["80896", "1"]
 
 
 def test_show_a_config_volcano_rejects_exits_1(run, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -11,6 +11,8 @@ from vgpuctl.core.catalogue.evidence import Evidence, evidence
 from vgpuctl.errors import UsageError
 from vgpuctl.render import OutputFormat, dump
 
+API_VERSION = "vgpuctl.io/v1alpha1"  # every report's (docs/contracts.md#interfaces)
+
 EPILOG = """[bold]Examples[/bold]
 
   vgpuctl explain VGP005
@@ -19,9 +21,16 @@ EPILOG = """[bold]Examples[/bold]
 """
 
 
+def complete_codes(incomplete: str) -> list[tuple[str, str]]:
+    """Shell completion of CODE: the codes starting with what was typed (any case), each with its title."""
+    start = incomplete.upper()
+    return [(info.code, info.title) for info in CATALOGUE.values() if info.code.startswith(start)]
+
+
 @guarded
 def explain_command(
-    code: str | None = typer.Argument(None, metavar="CODE", help="A finding code, e.g. VGP005."),
+    code: str | None = typer.Argument(None, metavar="CODE", autocompletion=complete_codes,
+                                      help="A finding code, e.g. VGP005."),
     list_codes: bool = typer.Option(False, "--list", help="List every code with its severity and title."),
     output: OutputFormat = output_option(),
 ) -> None:
@@ -40,7 +49,7 @@ def explain_command(
                 table.add_row(row["code"], row["severity"], row["family"], row["title"])
             make_console(out).print(table)
         else:
-            out.write(dump(rows, output))
+            out.write(dump({"apiVersion": API_VERSION, "kind": "CodeList", "items": rows}, output))
         return
     if not code:
         raise UsageError("give a CODE (e.g. vgpuctl explain VGP005) or --list")
@@ -49,7 +58,8 @@ def explain_command(
     except KeyError:
         raise UsageError(f"unknown code {code!r}; see vgpuctl explain --list") from None
     if output is not OutputFormat.TABLE:
-        out.write(dump({"code": info.code, "severity": info.severity.value,
+        out.write(dump({"apiVersion": API_VERSION, "kind": "CodeExplanation", "code": info.code,
+                        "severity": info.severity.value,
                         "severities": [s.value for s in info.severities], "family": info.family,
                         "title": info.title, "hint": info.hint, "doc": info.doc,
                         "evidence": [{"kind": e.kind, "ref": _openable(e)} for e in evidence(info.doc)]}, output))

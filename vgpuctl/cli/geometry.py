@@ -24,7 +24,7 @@ from vgpuctl.core.geometry.export import (
     export_payload,
 )
 from vgpuctl.core.geometry.merge import Prefer, merge_payloads
-from vgpuctl.core.geometry.report import GeometryReport, LocatedFinding, sort_findings
+from vgpuctl.core.geometry.report import API_VERSION, GeometryReport, LocatedFinding, sort_findings
 from vgpuctl.core.geometry.validate import form_for, validate_source
 from vgpuctl.core.safeyaml import MAX_DEPTH
 from vgpuctl.core.versions import NEWEST_VOLCANO, Version
@@ -154,7 +154,9 @@ def show_command(
     if output is OutputFormat.TABLE:
         render_device_config(config, make_console(out), src.source)
     else:
-        out.write(dump(export_payload(config), output))
+        # a report like every other -o json (schemas/geometry-view.schema.json); `export` prints the bare document
+        out.write(dump({"apiVersion": API_VERSION, "kind": "GeometryView", "source": src.source,
+                        "config": export_payload(config)}, output))
 
 
 @geometry_app.command("export", epilog=EPILOG)
@@ -210,7 +212,7 @@ def explain_command(
     if output is OutputFormat.TABLE:
         render_explanation(explanation, make_console(out), label)
     else:
-        data = {"apiVersion": "vgpuctl.io/v1alpha1", "kind": "GeometryExplanation", "config": label,
+        data = {"apiVersion": API_VERSION, "kind": "GeometryExplanation", "config": label,
                 **explanation.to_dict()}
         out.write(dump(data, output))
     raise typer.Exit(int(ExitStatus.OK if explanation.fits else ExitStatus.FINDINGS))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
@@ -55,6 +55,33 @@ def render_geometry_report(report: GeometryReport, console: Console) -> None:
                                 f"{assumed}"))
 
 
+def _table(title: str, columns: Iterable[str], right: Iterable[str]) -> Table:
+    """Borderless, as every other table of vgpuctl (`nodes`, `explain --list`) and kubectl's: a title line, a
+    header, a row per instance or template."""
+    table = Table(title=title, title_justify="left", title_style="bold", box=None, pad_edge=False,
+                  show_edge=False, padding=(0, 1), header_style="bold")
+    aligned = set(right)
+    for column in columns:
+        table.add_column(column, justify="right" if column in aligned else "left")
+    return table
+
+
+def _side_by_side(*columns: Sequence[str | Text] | Sequence[tuple[str | Text, ...]]) -> list[list[Any]]:
+    """Rows of an entry whose columns have lines of their own (an entry's models next to its instances): line
+    k of each column on row k, blank where a column has fewer lines. A column of tuples spreads over cells."""
+    rows = []
+    for k in range(max(len(column) for column in columns)):
+        row: list[Any] = []
+        for column in columns:
+            value = column[k] if k < len(column) else None
+            if column and isinstance(column[0], tuple):
+                row.extend(value if isinstance(value, tuple) else ("",) * len(column[0]))
+            else:
+                row.append(text(value) if isinstance(value, str) else (value if value is not None else ""))
+        rows.append(row)
+    return rows
+
+
 def render_device_config(config: DeviceConfig, console: Console, title: str) -> None:
     console.print(text((title, "bold")))
     if config.has_nvidia:
@@ -63,18 +90,14 @@ def render_device_config(config: DeviceConfig, console: Console, title: str) -> 
                            (nv.resource_memory_name or "-", "bold"), " · cores ",
                            (nv.resource_core_name or "-", "bold"),
                            f" · gpuMemoryFactor {nv.gpu_memory_factor} · deviceSplitCount {nv.device_split_count}"))
-        table = Table(title="knownMigGeometries (models → groups → instances)", title_justify="left",
-                      show_lines=True)
-        for column in ("#", "MODELS", "GROUP", "INSTANCE", "MEMORY (MiB)", "COUNT"):
-            table.add_column(column, justify="right" if column in ("#", "MEMORY (MiB)", "COUNT") else "left")
+        table = _table("knownMigGeometries (models → groups → instances)",
+                       ("#", "MODELS", "GROUP", "INSTANCE", "MEMORY (MiB)", "COUNT"), ("#", "MEMORY (MiB)", "COUNT"))
         for index, geometry in enumerate(nv.known_mig_geometries):
-            models = _lines(geometry.models)
-            for g_index, group in enumerate(geometry.groups):
-                table.add_row(str(index) if g_index == 0 else "", models if g_index == 0 else "", text(group.name),
-                              _lines(i.name for i in group.instances), _lines(str(i.memory) for i in group.instances),
-                              _lines(str(i.count) for i in group.instances))
-            if not geometry.groups:
-                table.add_row(str(index), models, "-", "-", "", "")
+            instances = [(text(group.name) if i == 0 else "", text(instance.name), str(instance.memory),
+                          str(instance.count))
+                         for group in geometry.groups for i, instance in enumerate(group.instances)]
+            for row in _side_by_side([str(index)], geometry.models, instances or [("-", "-", "", "")]):
+                table.add_row(*row)
         if nv.known_mig_geometries:
             console.print(table)
         else:
@@ -85,21 +108,16 @@ def render_device_config(config: DeviceConfig, console: Console, title: str) -> 
         console.print(Text("no vnpus: section", style="dim"))
         return
     core = f", hamiVnpuCore {str(config.hami_vnpu_core).lower()}" if config.vnpus_form is VnpusForm.WRAPPER else ""
-    table = Table(title=f"vnpus ({config.vnpus_form.value} form{core}; chips → templates)", title_justify="left",
-                  show_lines=True)
-    for column in ("CHIP", "RESOURCES", "ALLOCATABLE / CAPACITY (MiB)", "TEMPLATE", "MEMORY (MiB)", "AICORE",
-                   "AICPU"):
-        table.add_column(column, justify="right" if column in ("MEMORY (MiB)", "AICORE", "AICPU") else "left")
+    table = _table(f"vnpus ({config.vnpus_form.value} form{core}; chips → templates)",
+                   ("CHIP", "RESOURCES", "ALLOCATABLE / CAPACITY (MiB)", "TEMPLATE", "MEMORY (MiB)", "AICORE",
+                    "AICPU"), ("MEMORY (MiB)", "AICORE", "AICPU"))
     for vnpu in config.vnpus:
-        table.add_row(
-            Text("\n").join([text(vnpu.common_word), text((f"chip {vnpu.chip_name}", "dim"))]),
-            _lines((vnpu.resource_name, vnpu.resource_memory_name)),
-            f"{vnpu.memory_allocatable} / {vnpu.memory_capacity}",
-            _lines(t.name for t in vnpu.templates) if vnpu.templates else "-",
-            _lines(str(t.memory) for t in vnpu.templates),
-            _lines(str(t.ai_core) for t in vnpu.templates),
-            _lines(str(t.ai_cpu) for t in vnpu.templates),
-        )
+        templates = [(text(t.name), str(t.memory), str(t.ai_core), str(t.ai_cpu)) for t in vnpu.templates]
+        chip = [text(vnpu.common_word), text((f"chip {vnpu.chip_name}", "dim"))]
+        for row in _side_by_side(chip, (vnpu.resource_name, vnpu.resource_memory_name),
+                                 [f"{vnpu.memory_allocatable} / {vnpu.memory_capacity}"],
+                                 templates or [("-", "", "", "")]):
+            table.add_row(*row)
     console.print(table)
 
 

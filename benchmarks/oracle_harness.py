@@ -165,6 +165,7 @@ def run_seed(mod: ModuleType, seed: int, n: int, jobs: int, oracle: str, vgpuctl
     counts: dict[str, int] = {}
     by_sig: dict[tuple[str, ...], list[int]] = {}
     rejected: dict[str, int] = {}
+    rejected_fit: dict[str, int] = {}  # of those, cases where Volcano's filter fits some node
     node_total = node_agree = skipped = 0
     for c, r in zip(cases, results, strict=True):
         counts[r["status"]] = counts.get(r["status"], 0) + 1
@@ -172,12 +173,14 @@ def run_seed(mod: ModuleType, seed: int, n: int, jobs: int, oracle: str, vgpuctl
             by_sig.setdefault(signature(r), []).append(c["idx"])
         for code in r.get("codes", []) if r["status"] == "rejected" else []:
             rejected[code] = rejected.get(code, 0) + 1
+            if r["oracle_fits"]:
+                rejected_fit[code] = rejected_fit.get(code, 0) + 1
         if r["status"] in ("agree", "diff") and r.get("kind") != "no-device-request":
             compared = len(c["nodes"]) - r.get("skipped", 0)
             node_total += compared
             node_agree += compared - len({d["node"] for d in r["diffs"]})
             skipped += r.get("skipped", 0)
-    family = cases[0]["family"] if cases else "?"
+    family = (cases[0].get("label") or cases[0]["family"]) if cases else "?"
     echo(f"[{family}] seed {seed}: cases {n}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     echo(f"[{family}] seed {seed}: node verdicts compared {node_total}, agreeing {node_agree}, disagreeing "
          f"{node_total - node_agree} ({skipped} not compared: Go's map order, deviceshare off, or the resource check); "
@@ -185,6 +188,8 @@ def run_seed(mod: ModuleType, seed: int, n: int, jobs: int, oracle: str, vgpuctl
     if rejected:
         codes = ", ".join(f"{k} x{v}" for k, v in sorted(rejected.items()))
         echo(f"[{family}] rejected by vgpuctl's rule core: {codes}")
+        fits = ", ".join(f"{k} x{v}" for k, v in sorted(rejected_fit.items())) or "none"
+        echo(f"[{family}]   of which Volcano's filter fits some node: {fits}")
     for st in ("oracle-error", "vgpuctl-error"):
         first = next((r for r in results if r["status"] == st), None)
         if first is not None:

@@ -94,7 +94,7 @@ def build_node_parts(nodes: Iterable[Mapping[str, Any]], pods_by_node: Mapping[s
     factor = snapshot.device_config.nvidia.memory_factor
     parts: dict[str, NodePart] = {}
     for state in snapshot.nodes:
-        facts = node_facts(state, factor)
+        facts = node_facts(state, factor, snapshot.device_config.hami_vnpu_core)
         mine = {pod_key(p): p for p in pods_by_node.get(state.name, ())}
         parts[state.name] = NodePart(state, facts, summarize(state, env), mine)
     return parts

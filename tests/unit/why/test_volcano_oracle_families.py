@@ -15,7 +15,7 @@ from typing import Any
 from tests.unit.why.builders import NVIDIA, VNPU_910B3, cluster, gpu, pod, vgpu_node, vgpu_pod
 from vgpuctl.core.why.model import NodeVerdict, Reason
 from vgpuctl.core.why.request import parse_pod
-from vgpuctl.core.why.simulate import simulate_node
+from vgpuctl.core.why.simulate import explain_in_snapshot, simulate_node
 
 SHARE = {"deviceshare.GPUSharingEnable": True}
 NUMBER = {"deviceshare.GPUNumberEnable": True}
@@ -134,3 +134,16 @@ def test_a_pod_being_deleted_still_reserves_its_gpu_for_its_rule() -> None:
     # a pod of another rule's labels is not held back
     other = simulate_node(parse_pod(vgpu_pod("q", count=2, memory=4000, labels={"team": "a"}), env), node, env)
     assert other.fits
+
+
+def test_hami_core_by_the_config_default_is_not_refused() -> None:
+    """Oracle case ascend rejected/fits (VGH001): with `vnpus: {hamiVnpuCore: true, …}` a node without the
+    `hami-vnpu-core` annotation supports hami-core (`getNodeDevices`), so a `vnpu-mode: hami-core` pod fits
+    there; the rule core counted only nodes annotated "true" and said it fits nowhere."""
+    config = {"nvidia": NVIDIA, "vnpus": {"hamiVnpuCore": True, "configs": [VNPU_910B3]}}
+    want = pod("p", {"huawei.com/Ascend910B3": "1", "huawei.com/Ascend910B3-memory": "1000"},
+               annotations={"huawei.com/vnpu-mode": "hami-core"})
+    snapshot, _ = cluster(npu_node(), args=HAMI, config=config)
+    report = explain_in_snapshot(want, snapshot, what_if=True)
+    assert not [f for f in report.findings if f.code == "VGH001"]
+    assert [p.node for p in report.fits] == ["n1"]

@@ -71,8 +71,9 @@ class NodeFacts:
     resources: frozenset[str] = frozenset()
 
 
-def node_facts(node: NodeState, factor: int) -> NodeFacts:
-    """What `node` adds to the cluster's facts; `factor` is the device config's gpuMemoryFactor."""
+def node_facts(node: NodeState, factor: int, hami_core_default: bool = False) -> NodeFacts:
+    """What `node` adds to the cluster's facts; `factor` is the device config's gpuMemoryFactor and
+    `hami_core_default` its `vnpus.hamiVnpuCore` (a node without the `hami-vnpu-core` annotation has that)."""
     # One pass over the devices, by family (per node of the cluster: benchmarks/doctor_scale.py).
     by_family: dict[spec.Family, list[DeviceState]] = {}
     for d in node.devices:
@@ -89,11 +90,17 @@ def node_facts(node: NodeState, factor: int) -> NodeFacts:
         ascend=AscendNode(node.name, tuple(
             AscendDevice(common_word=d.type, memory=d.memory_total, cores=d.cores_total, uuid=d.id, index=d.index,
                          count=d.slots_total, health=d.health) for d in npus),
-            hami_vnpu_core=node.annotations.get(spec.NODE_HAMI_VNPU_CORE) == "true") if npus else None,
+            hami_vnpu_core=_hami_core(node, hami_core_default)) if npus else None,
         npu_cores=sum(c.cores_total for c in chips) if chips else None,
         cores_per_chip=chips[0].cores_total if chips else None,
         resources=frozenset(k for k in node.allocatable if isinstance(k, str)),
     )
+
+
+def _hami_core(node: NodeState, default: bool) -> bool:
+    """`ascend/hami getNodeDevices`: the node's `hami-vnpu-core` wins (only "true" is true); absent, the config's."""
+    value = node.annotations.get(spec.NODE_HAMI_VNPU_CORE)
+    return value == "true" if value is not None else default
 
 
 def combine(parts: Iterable[NodeFacts], base: ClusterFacts) -> ClusterFacts:
@@ -134,7 +141,8 @@ def facts_from_snapshot(
                         scheduler_names=scheduler_names, privileged_severity=privileged_severity,
                         ascend_plugin_tags=detect_ascend_plugin_tags(snapshot),
                         dra=dra_facts_of(snapshot), dra_blocked=dra_blocked(snapshot, version))
-    return combine((node_facts(node, factor) for node in snapshot.nodes), base)
+    hami_core = snapshot.device_config.hami_vnpu_core
+    return combine((node_facts(node, factor, hami_core) for node in snapshot.nodes), base)
 
 
 def dra_blocked(snapshot: ClusterSnapshot, version: Version | None) -> str | None:

@@ -114,7 +114,10 @@ def compare(orc: dict[str, Any], rep: dict[str, Any]) -> dict[str, Any]:
             skipped += 1  # the allocate action's resource check (a resource the node does not advertise): not
             continue      # replayed by the oracle, which runs the deviceshare predicate only
         if o_fit != v_fit:
-            if not (r["class"] == "not-device-node" and compatible("not-device-node", vc)):
+            # "no-device-request": the node has none of the device types the pod asks for, so deviceshare does
+            # not look at it — what vgpuctl calls not-device-node (the resource check then decides)
+            absent = r["class"] in ("not-device-node", "no-device-request")
+            if not (absent and compatible("not-device-node", vc)):
                 diffs.append({"node": n, "kind": "fit", "oracle": oc, "vgpuctl": vc, "oracle_error": r.get("error"),
                               "vgpuctl_reason": vreason.get(n)})
         elif not o_fit and not compatible(oc, vc):

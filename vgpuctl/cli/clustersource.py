@@ -10,12 +10,11 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from vgpuctl.cli.kubeopts import cluster_errors, connect
+from vgpuctl.cli.kubeopts import cluster_errors, connect, refuse_live_options_with_snapshot
 from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.findings import Finding
 from vgpuctl.core.versions import Version
-from vgpuctl.errors import UsageError
 
 
 @dataclass
@@ -60,15 +59,6 @@ def load_cluster(snapshot_path: str | None, kubeconfig: str | None, context: str
         snapshot = build_snapshot(data.objects, data.server_version, volcano_version=volcano_version,
                                   kinds=data.kinds, index_pods=index_pods)
     return LoadedCluster(snapshot, "live", read.problems)
-
-
-def refuse_live_options_with_snapshot(snapshot_path: str | None, kubeconfig: str | None, context: str | None) -> None:
-    """`--kubeconfig`/`--context` choose a live cluster, which `--snapshot` replaces: given together, one of
-    them would be ignored without a word, so it is a usage error (exit 2) naming both."""
-    live = [flag for flag, value in (("--kubeconfig", kubeconfig), ("--context", context)) if value]
-    if snapshot_path and live:
-        raise UsageError(f"{' and '.join(live)} {'choose' if len(live) > 1 else 'chooses'} a live cluster; "
-                         "--snapshot reads a file instead: give one or the other")
 
 
 class _Progress:

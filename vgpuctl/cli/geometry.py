@@ -7,11 +7,21 @@ only read files and print; every decision is in `vgpuctl.core.geometry`.
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from vgpuctl.cli.env import guarded, make_console, stderr, stdout
-from vgpuctl.cli.options import FailOnAny, fail_on_option, output_option, read_volcano_version, volcano_version_option
+from vgpuctl.cli.kubeopts import context_option, kubeconfig_option, refuse_live_options_with_snapshot
+from vgpuctl.cli.options import (
+    FailOnAny,
+    fail_on_option,
+    output_option,
+    read_volcano_version,
+    snapshot_option,
+    volcano_version_option,
+)
 from vgpuctl.core import spec
 from vgpuctl.core.deviceconfig import DeviceConfig, default_device_config, parse_device_config
 from vgpuctl.core.findings import ExitStatus, Severity
@@ -79,18 +89,46 @@ def _assumed_notice(version: Version) -> None:
     make_console(stderr()).print(f"note: no --volcano-version given; judging for the newest Volcano ({version})")
 
 
-def _read_cluster_configmap(ref: str) -> str:
-    """`cluster:NS/NAME` → the ConfigMap read live (current kubeconfig context), as YAML text."""
+@dataclass(frozen=True)
+class Cluster:
+    """Where `cluster:NS/NAME` is read: a snapshot file, or the live cluster (kubeconfig and context)."""
+
+    snapshot: str | None = None
+    kubeconfig: str | None = None
+    context: str | None = None
+
+
+LIVE = Cluster()
+
+
+def _read_cluster_configmap(ref: str, cluster: Cluster = LIVE) -> str:
+    """`cluster:NS/NAME` → the ConfigMap read from the snapshot, or live, as YAML text."""
     namespace, _, name = ref.removeprefix("cluster:").partition("/")
     if not namespace or not name or "/" in name:
         raise UsageError(f"{ref}: expected cluster:NAMESPACE/NAME, e.g. cluster:kube-system/volcano-vgpu-device-config")
     import yaml
 
+    if cluster.snapshot:
+        return yaml.safe_dump(_snapshot_configmap(cluster.snapshot, namespace, name), sort_keys=False)
     from vgpuctl.cli.kubeopts import cluster_errors, connect
     from vgpuctl.kube.reader import read_configmap
 
     with cluster_errors():
-        return yaml.safe_dump(read_configmap(connect(None, None), namespace, name), sort_keys=False)
+        return yaml.safe_dump(read_configmap(connect(cluster.kubeconfig, cluster.context), namespace, name),
+                              sort_keys=False)
+
+
+def _snapshot_configmap(path: str, namespace: str, name: str) -> dict[str, Any]:
+    from vgpuctl.snapshotfile import load_snapshot
+
+    configmaps = [obj for obj in load_snapshot(path).objects if obj.get("kind") == "ConfigMap"]
+    for obj in configmaps:
+        meta = obj.get("metadata") or {}
+        if (meta.get("namespace"), meta.get("name")) == (namespace, name):
+            return obj
+    held = sorted(f"{(o.get('metadata') or {}).get('namespace')}/{(o.get('metadata') or {}).get('name')}"
+                  for o in configmaps)
+    raise UsageError(f"--snapshot {path}: no ConfigMap {namespace}/{name} (it holds {', '.join(held) or 'none'})")
 
 
 def read_sources(path: str) -> list[DeviceConfigSource]:
@@ -99,8 +137,8 @@ def read_sources(path: str) -> list[DeviceConfigSource]:
     return read_device_configs(path, text)
 
 
-def read_one(path: str, flag: str = "FILE") -> DeviceConfigSource:
-    text = _read_cluster_configmap(path) if path.startswith("cluster:") else None
+def read_one(path: str, flag: str = "FILE", cluster: Cluster = LIVE) -> DeviceConfigSource:
+    text = _read_cluster_configmap(path, cluster) if path.startswith("cluster:") else None
     return read_device_config(path, flag, text)
 
 
@@ -229,12 +267,19 @@ def merge_command(
                                   help="Namespace of the merged ConfigMap."),
     prefer: Prefer | None = typer.Option(None, "--prefer", help="Which input wins a conflict (still reported)."),
     output: DocumentFormat = output_option(DocumentFormat.YAML),
+    snapshot: str | None = snapshot_option(help="Read cluster:NS/NAME from this snapshot file, not the cluster."),
+    kubeconfig: str | None = kubeconfig_option(),
+    context: str | None = context_option(),
 ) -> None:
     """Merge the vGPU and vNPU device configs into the one ConfigMap Volcano reads; stdout is the ConfigMap."""
     if vgpu == "-" and vnpu == "-":
         raise UsageError("only one of --vgpu and --vnpu can read stdin (-)")
+    refuse_live_options_with_snapshot(snapshot, kubeconfig, context)
+    cluster = Cluster(snapshot, kubeconfig, context)
+    if not any(path.startswith("cluster:") for path in (vgpu, vnpu)) and (snapshot or kubeconfig or context):
+        raise UsageError("--snapshot, --kubeconfig and --context say where cluster:NS/NAME is read; no input is one")
     version, assumed = _version(volcano_version)
-    sources = {flag: read_one(path, flag) for flag, path in (("--vgpu", vgpu), ("--vnpu", vnpu))}
+    sources = {flag: read_one(path, flag, cluster) for flag, path in (("--vgpu", vgpu), ("--vnpu", vnpu))}
     read_errors: list[LocatedFinding] = [f for src in sources.values() if src.error is not None
                                          for f in validate_source(src)]
     result = merge_payloads(sources["--vgpu"].payload, sources["--vnpu"].payload,

@@ -4,7 +4,8 @@ Read what is there, plan (pure, `vgpuctl.core.install`), show the plan, write it
 then run the scheduler-config, device-config and device-plugin doctor checks (and the webhook's) on a
 fresh read. `--webhook` adds the admission webhook from the packaged manifests (`vgpuctl.manifests`,
 the same files as deploy/base; with `--cluster-aware`, the overlay of deploy/overlays/cluster-aware built
-on them) with certificates made here, at the edge: the core plans with PEM text.
+on them) with certificates made at the edge (`cli/install_tls.py`): the core plans with PEM text. A dry run may
+plan against a snapshot file instead of the cluster (`cli/install_source.py`).
 Exit codes: 0 done, 1 the checks after applying found problems at or above --fail-on (after uninstall,
 not the findings that only restate its result: `core.install.aftercheck`), 2 usage error or a
 refused combination of modes, 3 could not complete (unreachable cluster, a failed write, a webhook that
@@ -17,15 +18,24 @@ import re
 import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
 from vgpuctl.cli.env import fail, guarded, make_console, note, stdout
-from vgpuctl.cli.kubeopts import cluster_errors, connect, context_option, kubeconfig_option
-from vgpuctl.cli.options import FailOn, fail_on_option, output_option, read_volcano_version, volcano_version_option
+from vgpuctl.cli.install_source import read_install_state
+from vgpuctl.cli.install_tls import require_cryptography, webhook_tls
+from vgpuctl.cli.kubeopts import cluster_errors, context_option, kubeconfig_option
+from vgpuctl.cli.options import (
+    FailOn,
+    fail_on_option,
+    output_option,
+    read_volcano_version,
+    snapshot_option,
+    volcano_version_option,
+)
 from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.doctor import diagnose
@@ -34,16 +44,10 @@ from vgpuctl.core.doctor.report import DoctorReport
 from vgpuctl.core.findings import ExitStatus, Severity
 from vgpuctl.core.install.aftercheck import after_uninstall
 from vgpuctl.core.install.modes import InstallError, Mode, fatal_combination, parse_nodes
-from vgpuctl.core.install.plan import ClusterState, InstallOptions, Plan, Ref, owned, ref_of, replan_scheduler
+from vgpuctl.core.install.plan import InstallOptions, Plan, Ref, ref_of, replan_scheduler
 from vgpuctl.core.install.removal import replan_scheduler_uninstall
 from vgpuctl.core.install.webhook import (
-    CA_KEY,
-    CERT_KEY,
-    KEY_KEY,
-    WebhookLayout,
     WebhookOptions,
-    WebhookTLS,
-    decode_b64_text,
     install_plan,
     layout,
     removal_plan,
@@ -69,13 +73,13 @@ EPILOG = """[bold]Examples[/bold]
   vgpuctl install --mode vgpu --webhook --cluster-aware   # the webhook also judges against the nodes
   vgpuctl install --mode vgpu -o json                # a machine-readable report (schemas/install-report)
   vgpuctl uninstall --dry-run
+  vgpuctl install --mode vgpu --dry-run --snapshot cluster.yaml   # what would it change in that cluster?
 """
 
 AFTER_CATEGORIES = (Category.SCHEDULER_CONFIG, Category.DEVICE_CONFIG, Category.DEVICE_PLUGINS)
-#: Renew the webhook's certificates when either expires within this (the doctor's VGK006 threshold).
-RENEW_BEFORE = timedelta(days=30)
-CLOCK_SKEW = timedelta(minutes=5)
 AFTER_FAIL_ON_HELP = "Lowest severity of the checks after applying that makes the exit code 1."
+SNAPSHOT_HELP = ("With --dry-run: plan against a snapshot file (kubectl get … -o yaml, vgpuctl snapshot save) "
+                 "instead of the cluster.")
 
 
 _IMAGE_TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")  # the OCI distribution spec's tag grammar
@@ -100,70 +104,6 @@ def _plugin_versions(values: list[str], modes: tuple[Mode, ...]) -> dict[Mode, s
         if not _IMAGE_TAG.match(version):
             raise UsageError(f"--device-plugin-version {mode.value}={version}: not an image tag (e.g. v1.12.0, latest)")
     return chosen
-
-
-# --- the webhook's certificates (cryptography lives here, at the edge, never in the core) ----------
-
-def _require_cryptography() -> None:
-    try:
-        import cryptography  # noqa: F401
-    except ImportError:
-        raise fail("install --webhook makes the webhook's certificates with `cryptography`, which this install "
-                   "lacks: pip install 'vgpuctl[webhook]'", ExitStatus.INCOMPLETE) from None
-
-
-def _pem(secret: Mapping[str, Any], key: str) -> str | None:
-    return decode_b64_text((secret.get("data") or {}).get(key)) or None
-
-
-def _when(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%d")
-
-
-def webhook_tls(state: ClusterState, lay: WebhookLayout, now: datetime) -> WebhookTLS:
-    """Keep the pair in the webhook's Secret when it can serve; otherwise make a new CA and serving pair.
-
-    A pair is kept when it parses, the key matches, the CA issued the certificate, the certificate names
-    every DNS name of the Service, and neither expires within 30 days. A caBundle that does not match a
-    kept CA is not a reason for new certificates: the pods serve what the Secret holds, so the caBundle is
-    what gets corrected (and a rerun after an interrupted rotation converges instead of rotating again)."""
-    from vgpuctl.webhook import certs
-
-    names = certs.service_dns_names(lay.service, lay.namespace)
-    current = state.get(lay.secret)
-    if current is not None and not owned(current):
-        ca = _pem(current, CA_KEY)
-        if ca is None:
-            raise InstallError(f"{lay.secret} exists, is not vgpuctl's, and has no ca.crt to put into the webhook "
-                               "configurations' caBundle: add ca.crt to it, or delete it so that vgpuctl makes the "
-                               "certificates")
-        return WebhookTLS(ca, note=f"TLS: {lay.secret} is not vgpuctl's: left as it is; its ca.crt is the caBundle")
-    reason = f"{lay.secret} does not exist yet"
-    if current is not None:
-        texts = {k: _pem(current, k) for k in (CA_KEY, CERT_KEY, KEY_KEY)}
-        missing = [k for k, text in texts.items() if text is None]
-        ca, crt, key = (texts[k] or "" for k in (CA_KEY, CERT_KEY, KEY_KEY))
-        problem = f"it has no usable {', '.join(missing)}" if missing else certs.pair_problem(
-            ca, crt, key, names, now, renew_before=RENEW_BEFORE, skew=CLOCK_SKEW)
-        if problem is None:
-            from cryptography import x509
-
-            until = x509.load_pem_x509_certificate(crt.encode()).not_valid_after_utc
-            kept = (f"TLS: {lay.secret} holds a valid pair (for {names[2]}, valid until {_when(until)}): kept, "
-                    "no new certificates")
-            stale = [str(ref) for ref in lay.configs
-                     if (config := state.get(ref)) is not None and owned(config)
-                     and not all(certs.bundle_trusts(decode_b64_text((h.get("clientConfig") or {}).get("caBundle")),
-                                                     ca) for h in config.get("webhooks") or [])]
-            if stale:
-                kept += f"; the caBundle of {' and '.join(stale)} does not match its CA and is set to it"
-            return WebhookTLS(ca, crt, key, kept)
-        reason = f"the pair in {lay.secret} cannot serve: {problem}"
-    ca_pair = certs.generate_ca()
-    leaf = certs.issue_serving_cert(ca_pair, names)
-    return WebhookTLS(ca_pair.cert_pem().decode(), leaf.cert_pem().decode(), leaf.key_pem().decode(),
-                      note=f"TLS: new CA and serving certificate for {names[2]}, valid until "
-                           f"{_when(leaf.cert.not_valid_after_utc)} ({reason})")
 
 
 def _variants() -> dict[bool, tuple[dict[str, Any], ...]]:
@@ -212,7 +152,7 @@ def _progress(message: str) -> None:
     note(message)
 
 
-def _run(the_plan: Plan, client: ApiClient, *, dry_run: bool, verb: str, rerun: str,
+def _run(the_plan: Plan, client: ApiClient | None, *, dry_run: bool, verb: str, rerun: str,
          replan: Callable[[Mapping[str, Any]], Any], output: OutputFormat, fail_on: FailOn,
          categories: Sequence[Category] = AFTER_CATEGORIES, wait: float = 180.0,
          judge: Judge = _as_is) -> NoReturn:
@@ -231,6 +171,7 @@ def _run(the_plan: Plan, client: ApiClient, *, dry_run: bool, verb: str, rerun: 
         else:
             out.write(dump(install_report(the_plan, verb=verb, dry_run=True), output))
         raise typer.Exit(int(ExitStatus.OK))
+    assert client is not None  # only a dry run plans from a snapshot (`read_install_state`)
     with cluster_errors():
         result = apply_plan(client, the_plan, replan_scheduler=replan, wait=wait, progress=_progress)
     if table:
@@ -316,6 +257,7 @@ def install_command(
     fail_on: FailOn = fail_on_option(help=AFTER_FAIL_ON_HELP),
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
+    snapshot: str | None = snapshot_option(help=SNAPSHOT_HELP),
 ) -> None:
     """Turn GPU/NPU sharing on: scheduler config, device ConfigMap, device plugins — nothing else touched."""
     modes = tuple(dict.fromkeys(mode))
@@ -339,15 +281,12 @@ def install_command(
     manifests: tuple[dict[str, Any], ...] = ()
     variants: dict[bool, tuple[dict[str, Any], ...]] = {}
     if webhook:
-        _require_cryptography()
+        require_cryptography()
         variants = _variants()
         manifests = variants[cluster_aware]
-    from vgpuctl.kube.writer import read_state
-
     now = datetime.now(UTC)
-    with cluster_errors():
-        client = connect(kubeconfig, context)
-        state = read_state(client, modes, extra=webhook_refs(_every_object(variants)) if variants else ())
+    state, client = read_install_state(snapshot, kubeconfig, context, dry_run=dry_run, verb="install", modes=modes,
+                                       extra=webhook_refs(_every_object(variants)) if variants else ())
     try:
         webhook_options = None
         if manifests:
@@ -374,20 +313,18 @@ def uninstall_command(
     fail_on: FailOn = fail_on_option(help=AFTER_FAIL_ON_HELP),
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
+    snapshot: str | None = snapshot_option(help=SNAPSHOT_HELP),
 ) -> None:
     """Take back what install did: its scheduler edits undone, the objects it created deleted, yours kept.
 
     The webhook's objects go too: its configurations first, its cluster-aware ClusterRole and binding included."""
-    from vgpuctl.kube.writer import read_state
-
     manifests = _every_object(_variants())
     try:
         lay = layout(manifests)
     except InstallError as exc:
         raise fail(str(exc), ExitStatus.INCOMPLETE) from None
-    with cluster_errors():
-        client = connect(kubeconfig, context)
-        state = read_state(client, extra=webhook_refs(manifests), inventory=(lay.namespace,))
+    state, client = read_install_state(snapshot, kubeconfig, context, dry_run=dry_run, verb="uninstall",
+                                       extra=webhook_refs(manifests), inventory=(lay.namespace,))
     try:
         the_plan = removal_plan(state, manifests, now=datetime.now(UTC), restart=not no_restart)
     except InstallError as exc:

@@ -16,6 +16,7 @@ import typer
 
 from vgpuctl.cli.env import fail
 from vgpuctl.core.findings import ExitStatus
+from vgpuctl.errors import UsageError
 from vgpuctl.kube.errors import ClusterUnreachable
 
 if TYPE_CHECKING:
@@ -46,3 +47,12 @@ def cluster_errors() -> Iterator[None]:
         yield
     except ClusterUnreachable as exc:
         raise fail(str(exc), ExitStatus.INCOMPLETE) from None
+
+
+def refuse_live_options_with_snapshot(snapshot_path: str | None, kubeconfig: str | None, context: str | None) -> None:
+    """`--kubeconfig`/`--context` choose a live cluster, which `--snapshot` replaces: given together, one of
+    them would be ignored without a word, so it is a usage error (exit 2) naming both."""
+    live = [flag for flag, value in (("--kubeconfig", kubeconfig), ("--context", context)) if value]
+    if snapshot_path and live:
+        raise UsageError(f"{' and '.join(live)} {'choose' if len(live) > 1 else 'chooses'} a live cluster; "
+                         "--snapshot reads a file instead: give one or the other")

@@ -25,10 +25,9 @@ import urllib3
 from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
-from vgpuctl.core import spec
-from vgpuctl.core.doctor.components import image_parts
+from vgpuctl.core.install.gather import gather_state
 from vgpuctl.core.install.modes import Mode
-from vgpuctl.core.install.plan import SCHEDULER_CM, Action, ClusterState, Method, Plan, Ref, Step, refs_to_read
+from vgpuctl.core.install.plan import SCHEDULER_CM, Action, ClusterState, Method, Plan, Ref, Step
 from vgpuctl.core.install.webhook import conditions_text, rollout
 from vgpuctl.kube.errors import ClusterUnreachable, Timeout, not_kubernetes_api, one_line, transport_message
 
@@ -46,10 +45,6 @@ _PLURALS = {"ConfigMap": "configmaps", "ServiceAccount": "serviceaccounts", "Nod
             "NetworkPolicy": "networkpolicies", "MutatingWebhookConfiguration": "mutatingwebhookconfigurations",
             "ValidatingWebhookConfiguration": "validatingwebhookconfigurations", "Role": "roles",
             "RoleBinding": "rolebindings", "RuntimeClass": "runtimeclasses", "ResourceQuota": "resourcequotas"}
-#: What uninstall lists in a namespace vgpuctl created before deleting it: anything here that is not
-#: vgpuctl's (nor made by a controller) keeps the namespace alive.
-INVENTORY = (("v1", "ConfigMap"), ("v1", "Secret"), ("v1", "ServiceAccount"), ("v1", "Service"), ("v1", "Pod"),
-             ("apps/v1", "Deployment"), ("apps/v1", "StatefulSet"), ("apps/v1", "DaemonSet"))
 
 
 class WriteError(Exception):
@@ -135,41 +130,20 @@ def _status_message(method: str, path: str, status: int, doc: Any) -> str:
     return one_line(f"{method} {path}: HTTP {status}" + (f": {detail}" if detail else ""))
 
 
-def _scheduler_deployment(deployments: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | None:
-    for deployment in deployments:
-        containers = (((deployment.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers")
-        if any(image_parts(str(c.get("image", "")))[0] == "vc-scheduler" for c in containers or []):
-            return {"apiVersion": "apps/v1", "kind": "Deployment", **deployment}
-    return None
-
-
 def read_state(api_client: ApiClient, modes: Iterable[Mode] = (), *, extra: Iterable[Ref] = (),
                inventory: Iterable[str] = (), timeout: Timeout = (5, 30)) -> ClusterState:
-    """Every object install/uninstall may touch (and the `extra` ones), the nodes, the scheduler Deployment,
-    and for each namespace in `inventory` what it holds of the `INVENTORY` kinds."""
+    """What install/uninstall read (`core.install.gather`), from the API server."""
     api = _Api(api_client, timeout)
+
+    def list_kind(api_version: str, kind: str, namespace: str | None) -> list[dict[str, Any]]:
+        if kind == "Node":
+            return _nodes(api)
+        return api.list(collection_path(Ref(api_version, kind, namespace, "")))
+
     try:
-        scheduler_cm = api.get(SCHEDULER_CM)
-        objects: dict[Ref, Mapping[str, Any]] = {SCHEDULER_CM: scheduler_cm} if scheduler_cm else {}
-        for ref in [*refs_to_read(scheduler_cm, tuple(modes)), *extra]:
-            if ref not in objects and (obj := api.get(ref)) is not None:
-                objects[ref] = obj
-        for namespace in inventory:
-            namespace_ref = Ref("v1", "Namespace", None, namespace)
-            if namespace_ref not in objects:
-                if (found := api.get(namespace_ref)) is None:
-                    continue
-                objects[namespace_ref] = found
-            for api_version, kind in INVENTORY:
-                probe = Ref(api_version, kind, namespace, "")
-                for item in api.list(collection_path(probe)):
-                    obj = {"apiVersion": api_version, "kind": kind, **item}
-                    objects.setdefault(Ref(api_version, kind, namespace, str(item["metadata"]["name"])), obj)
-        nodes = _nodes(api)
-        deployment = _scheduler_deployment(api.list(f"/apis/apps/v1/namespaces/{spec.SCHEDULER_NAMESPACE}/deployments"))
+        return gather_state(api.get, list_kind, tuple(modes), extra=extra, inventory=inventory)
     except WriteError as exc:
         raise ClusterUnreachable(f"cannot read what install needs: {exc}") from None
-    return ClusterState(objects, nodes, deployment)
 
 
 def _nodes(api: _Api) -> list[dict[str, Any]]:

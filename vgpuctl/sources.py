@@ -175,7 +175,9 @@ def parse_documents(text: str, source: str) -> list[Document]:
             if isinstance(found.value, InputError):
                 docs.append(Document(where, None, str(found.value), read, source))
             elif found.value is not None:
-                docs.append(Document(where, found.value, "", read, source, found.item_lines))
+                # YAML keeps its text, for the lines of the findings' fields (a JSON text is one line's worth)
+                docs.append(Document(where, found.value, "", read, source, found.item_lines,
+                                     text if found.from_yaml else ""))
             read += 1
     except InputError as exc:
         docs.append(Document(f"{source}:{exc.line or 1}", None, str(exc), read, source))

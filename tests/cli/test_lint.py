@@ -204,3 +204,42 @@ def test_snapshot_enables_cluster_aware_rules(run, tmp_path: Path) -> None:
     result = run("lint", three, "--snapshot", mixed, "-o", "json")
     assert result.exit_code == 1
     assert [f["code"] for f in result.json()["items"][0]["findings"]] == ["VGP003"]
+
+
+def test_findings_are_placed_at_the_line_of_their_field(run, tmp_path: Path) -> None:
+    """Issue 27: each finding at the line of what its subject names — a container's `- name:`, an annotation's
+    key, a task's labels — in the table and the JSON, as kubeconform and kube-linter place theirs."""
+    path = EXAMPLES / "vgpu" / "broken-pod.yaml"
+    lines = path.read_text().splitlines()
+    report = run("lint", str(path), "-o", "json").json()
+    validate("lint-report.schema.json", report)
+    placed = {f["code"]: f["line"] for f in report["items"][0]["findings"]}
+    assert lines[placed["VGP005"] - 1].strip() == "- name: trainer"
+    assert lines[placed["VGP007"] - 1].strip() == "- name: warmup"
+    assert lines[placed["VGP001"] - 1].strip().startswith("volcano.sh/vgpu-mode: MIG")
+    table = run("lint", str(path)).stdout
+    assert f"VGP005  line {placed['VGP005']}  container \"trainer\"" in table
+    job = EXAMPLES / "mindcluster" / "broken-job.yaml"
+    job_lines = job.read_text().splitlines()
+    found = run("lint", str(job), "-o", "json").json()["items"][0]["findings"]
+    vgw001 = next(f for f in found if f["code"] == "VGW001")  # the Job's own labels, named from its top
+    assert job_lines[vgw001["line"] - 1].strip().startswith("ring-controller.atlas:")
+
+
+def test_a_list_item_finding_is_placed_inside_that_item(run, tmp_path: Path) -> None:
+    listing = yaml.safe_dump({"apiVersion": "v1", "kind": "List",
+                              "items": [yaml.safe_load(GOOD_POD), yaml.safe_load(BAD_POD)]}, sort_keys=False)
+    path = write(tmp_path, "list.yaml", listing)
+    item = run("lint", path, "-o", "json").json()["items"][1]
+    start = int(item["source"].rsplit(":", 1)[1])
+    text = listing.splitlines()
+    for finding in item["findings"]:
+        assert finding["line"] >= start  # inside the second item, not the first
+        assert text[finding["line"] - 1].strip() == "- name: trainer"
+
+
+def test_json_input_has_no_field_lines(run, tmp_path: Path) -> None:
+    path = write(tmp_path, "bad.json", json.dumps(yaml.safe_load(BAD_POD)))
+    report = run("lint", path, "-o", "json").json()
+    validate("lint-report.schema.json", report)
+    assert report["items"][0]["findings"] and all("line" not in f for f in report["items"][0]["findings"])

@@ -14,7 +14,8 @@ from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.findings import ExitStatus, Finding, Report, Severity
 from vgpuctl.core.kubelist import is_list, item_defaults, with_defaults
-from vgpuctl.core.patch import PatchOp
+from vgpuctl.core.lintlines import FieldLines, lines_of
+from vgpuctl.core.patch import PatchOp, Pointer
 from vgpuctl.core.podrules import review
 from vgpuctl.core.podrules.targets import as_mapping
 
@@ -29,6 +30,8 @@ class Document:
     document: int | None = None  # its index among the file's documents (None: the file could not be read)
     path: str = ""  # the file (`<stdin>`), to place a List's items at their own lines
     item_lines: tuple[int, ...] = ()  # the line of each item, when the document is a List read from YAML
+    text: str = ""  # the whole YAML text it came from, to place findings at their fields (`core/lintlines.py`)
+    base: Pointer = ()  # where the object is in its document: () or a List's ("items", i)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +44,11 @@ class LintItem:
     findings: tuple[Finding, ...]
     patch: tuple[PatchOp, ...]
     document: int | None = None
+    lines: tuple[int | None, ...] = ()  # each finding's line in the file, when known
+
+    def located(self) -> list[tuple[Finding, int | None]]:
+        """Each finding with its line (None when unknown)."""
+        return [(f, self.lines[i] if i < len(self.lines) else None) for i, f in enumerate(self.findings)]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -50,7 +58,8 @@ class LintItem:
             "namespace": self.namespace,
             "name": self.name,
             "allowed": self.allowed,
-            "findings": [f.to_dict() for f in self.findings],
+            "findings": [{**f.to_dict(), "line": line} if line is not None else f.to_dict()
+                         for f, line in self.located()],
             "patch": list(self.patch),
         }
 
@@ -148,7 +157,8 @@ def _objects(doc: Document, result: LintReport) -> list[Document | LintItem]:
     # items sharing a line) the List's line and the item's index.
     placed = bool(doc.path) and len(set(doc.item_lines)) == len(items)
     sources = [f"{doc.path}:{doc.item_lines[i]}" if placed else f"{doc.source}/items[{i}]" for i in range(len(items))]
-    return [Document(sources[i], with_defaults(item, item_kind, api_version), document=doc.document)
+    return [Document(sources[i], with_defaults(item, item_kind, api_version), document=doc.document,
+                     text=doc.text, base=("items", i))
             if isinstance(item, Mapping)
             else _not_an_object(sources[i], f"items[{i}] of the {kind} is {describe(item)}", document=doc.document)
             for i, item in enumerate(items)]
@@ -156,6 +166,7 @@ def _objects(doc: Document, result: LintReport) -> list[Document | LintItem]:
 
 def lint(documents: Iterable[Document], facts: ClusterFacts, *, apply_defaults: bool = True) -> LintReport:
     result = LintReport()
+    field_lines = FieldLines()
     for outer in documents:
         if outer.error:
             result.unreadable += 1
@@ -180,6 +191,8 @@ def lint(documents: Iterable[Document], facts: ClusterFacts, *, apply_defaults: 
                 findings=verdict.findings,
                 patch=verdict.patch,
                 document=doc.document,
+                lines=lines_of(field_lines, doc.text, doc.document, doc.base, doc.obj,
+                               [f.subject for f in verdict.findings]) if verdict.findings else (),
             ))
     return result
 

@@ -333,6 +333,7 @@ class Located:
     value: Any
     line: int | None = None
     item_lines: tuple[int, ...] = ()
+    from_yaml: bool = False  # read as YAML (its nodes can be composed again for the lines inside it)
 
 
 def located_documents(text: str | bytes, *, max_depth: int | None = MAX_DEPTH) -> Iterator[Located]:
@@ -355,7 +356,7 @@ def _documents(text: str | bytes, timestamps: bool, max_depth: int | None, uniqu
             if isinstance(item, InputError):
                 yield Located(item, item.line)
             elif located:
-                yield Located(_constructed(loader, item), item.start_mark.line + 1, _item_lines(item))
+                yield Located(_constructed(loader, item), item.start_mark.line + 1, _item_lines(item), True)
             else:
                 yield Located(_constructed(loader, item))
     except InputError:

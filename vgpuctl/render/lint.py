@@ -27,10 +27,12 @@ def render_lint(report: LintReport, console: Console, *, show_hints: bool = True
         console.print(text((f"{mark} ", style), (title, "bold"),
                            (f"  {item.source}" if title != item.source else "", "dim"), (f"  {verdict}", style),
                            (f"  (+{plural(len(item.patch), 'default')})" if item.patch else "", "dim")))
+        lines = dict(item.located())  # a finding's line in its file, where known (as `geometry validate` shows)
         for finding in by_severity(item.findings):
             sev_style = SEVERITY_STYLE[finding.severity]
+            line = lines.get(finding)
             console.print(text("    ", (f"{SEVERITY_MARK[finding.severity]} {finding.code}", sev_style), "  ",
-                               finding.message))
+                               (f"line {line}  " if line is not None else "", "dim"), finding.message))
             if show_hints and finding.severity is not Severity.INFO and finding.hint:
                 console.print(text((f"        hint: {finding.hint} (vgpuctl explain {finding.code})", "dim")))
     summary = report.summary()

@@ -19,7 +19,7 @@ import re
 import stat
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
@@ -169,15 +169,19 @@ def parse_documents(text: str, source: str) -> list[Document]:
 
     docs: list[Document] = []
     read = 0  # documents read so far: the index of the next one
+    end = text.count("\n") + 2  # the line after the last
     try:
         for found in located_documents(text):
             where = f"{source}:{found.line or 1}"
+            if docs and docs[-1].span is not None and found.line is not None:  # the one before ends here
+                docs[-1] = replace(docs[-1], span=(docs[-1].span[0], found.line))
             if isinstance(found.value, InputError):
                 docs.append(Document(where, None, str(found.value), read, source))
             elif found.value is not None:
-                # YAML keeps its text, for the lines of the findings' fields (a JSON text is one line's worth)
-                docs.append(Document(where, found.value, "", read, source, found.item_lines,
-                                     text if found.from_yaml else ""))
+                # YAML keeps its text, for the lines of the findings' fields (`core/lintlines.py`)
+                yaml_text = text if found.from_yaml and found.line is not None else ""
+                span = (found.line, end) if yaml_text and found.line is not None else None
+                docs.append(Document(where, found.value, "", read, source, found.item_lines, yaml_text, span))
             read += 1
     except InputError as exc:
         docs.append(Document(f"{source}:{exc.line or 1}", None, str(exc), read, source))

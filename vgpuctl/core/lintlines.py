@@ -2,8 +2,8 @@
 path such as `spec.initContainers[0]`), as kubeconform and kube-linter place theirs, or the object's own line.
 
 The subject is read back into a JSON pointer with the pod templates `podrules.targets` finds (`task/<name>/`,
-`template/`), then followed through the document's YAML nodes as far as it goes. Only documents with findings
-are composed again, once per file. Pure.
+`template/`), then followed through the document's YAML nodes as far as it goes. Only the lines of an object with
+findings are composed again. Pure.
 """
 
 from __future__ import annotations
@@ -69,30 +69,49 @@ def _line(node: Node, pointer: Pointer) -> int:
 
 
 class FieldLines:
-    """The lines of findings' subjects in YAML texts, each text composed at most once."""
+    """The lines of findings' subjects in YAML texts. Only the lines of an object with findings are composed
+    again (its span of the text), so a large input with few findings costs little more than its first read."""
 
     def __init__(self) -> None:
-        self._nodes: dict[int, tuple[str, list[Node | InputError | None]]] = {}
+        self._starts: dict[int, tuple[str, list[int]]] = {}
+        self._last: tuple[tuple[int, tuple[int, int]], Node | None] | None = None  # the object being asked about
 
-    def line(self, text: str, document: int, base: Pointer, obj: Mapping[str, Any], subject: str) -> int | None:
-        """The line in `text` of `subject` in the object at `base` of document `document`; None when the text
-        cannot be read again (it was JSON, or refused)."""
+    def _offsets(self, text: str) -> list[int]:
+        """Where each line of `text` starts (the text kept with them, so its id stays its own)."""
         key = id(text)
-        if key not in self._nodes:
-            try:
-                nodes: list[Node | InputError | None] = list(compose_documents(text))
-            except InputError:
-                nodes = []
-            self._nodes[key] = (text, nodes)  # the text kept with its nodes: its id stays its own
-        nodes = self._nodes[key][1]
-        node = nodes[document] if 0 <= document < len(nodes) else None
-        if not isinstance(node, Node):
+        if key not in self._starts:
+            starts = [0]
+            at = text.find("\n")
+            while at != -1:
+                starts.append(at + 1)
+                at = text.find("\n", at + 1)
+            self._starts[key] = (text, starts)
+        return self._starts[key][1]
+
+    def line(self, text: str, span: tuple[int, int], item: bool, obj: Mapping[str, Any], subject: str) -> int | None:
+        """The line in `text` of `subject` in the object written on lines `span` (first, next after it; a List's
+        `item` starts with its `- `); None when those lines cannot be read alone (an alias to another object)."""
+        key = (id(text), span)
+        if self._last is None or self._last[0] != key:  # the findings of one object ask one after another
+            self._last = (key, self._compose(text, span, item))
+        node = self._last[1]
+        return None if node is None else span[0] - 1 + _line(node, subject_pointer(obj, subject))
+
+    def _compose(self, text: str, span: tuple[int, int], item: bool) -> Node | None:
+        starts = self._offsets(text)
+        first, after = span
+        chunk = text[starts[first - 1]:starts[after - 1] if after - 1 < len(starts) else len(text)]
+        try:
+            node = next((n for n in compose_documents(chunk, max_depth=None) if isinstance(n, Node)), None)
+        except InputError:
             return None
-        return _line(node, (*base, *subject_pointer(obj, subject)))
+        if item and isinstance(node, SequenceNode):
+            return node.value[0] if node.value else None
+        return node
 
 
-def lines_of(field_lines: FieldLines, text: str, document: int | None, base: Pointer, obj: Mapping[str, Any],
+def lines_of(field_lines: FieldLines, text: str, span: tuple[int, int] | None, item: bool, obj: Mapping[str, Any],
              subjects: Sequence[str]) -> tuple[int | None, ...]:
-    if not text or document is None:
+    if not text or span is None:
         return ()
-    return tuple(field_lines.line(text, document, base, obj, subject) for subject in subjects)
+    return tuple(field_lines.line(text, span, item, obj, subject) for subject in subjects)

@@ -15,7 +15,7 @@ from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.findings import ExitStatus, Finding, Report, Severity
 from vgpuctl.core.kubelist import is_list, item_defaults, with_defaults
 from vgpuctl.core.lintlines import FieldLines, lines_of
-from vgpuctl.core.patch import PatchOp, Pointer
+from vgpuctl.core.patch import PatchOp
 from vgpuctl.core.podrules import review
 from vgpuctl.core.podrules.targets import as_mapping
 
@@ -31,7 +31,8 @@ class Document:
     path: str = ""  # the file (`<stdin>`), to place a List's items at their own lines
     item_lines: tuple[int, ...] = ()  # the line of each item, when the document is a List read from YAML
     text: str = ""  # the whole YAML text it came from, to place findings at their fields (`core/lintlines.py`)
-    base: Pointer = ()  # where the object is in its document: () or a List's ("items", i)
+    span: tuple[int, int] | None = None  # its lines in `text`: the first, and the next after it
+    item: bool = False  # a List's item (its lines start with `- `)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,8 +158,9 @@ def _objects(doc: Document, result: LintReport) -> list[Document | LintItem]:
     # items sharing a line) the List's line and the item's index.
     placed = bool(doc.path) and len(set(doc.item_lines)) == len(items)
     sources = [f"{doc.path}:{doc.item_lines[i]}" if placed else f"{doc.source}/items[{i}]" for i in range(len(items))]
+    ends = [*doc.item_lines[1:], doc.span[1]] if placed and doc.span else []
     return [Document(sources[i], with_defaults(item, item_kind, api_version), document=doc.document,
-                     text=doc.text, base=("items", i))
+                     text=doc.text if ends else "", span=(doc.item_lines[i], ends[i]) if ends else None, item=True)
             if isinstance(item, Mapping)
             else _not_an_object(sources[i], f"items[{i}] of the {kind} is {describe(item)}", document=doc.document)
             for i, item in enumerate(items)]
@@ -191,7 +193,7 @@ def lint(documents: Iterable[Document], facts: ClusterFacts, *, apply_defaults: 
                 findings=verdict.findings,
                 patch=verdict.patch,
                 document=doc.document,
-                lines=lines_of(field_lines, doc.text, doc.document, doc.base, doc.obj,
+                lines=lines_of(field_lines, doc.text, doc.span, doc.item, doc.obj,
                                [f.subject for f in verdict.findings]) if verdict.findings else (),
             ))
     return result

@@ -116,7 +116,8 @@ def compare(orc: dict[str, Any], rep: dict[str, Any]) -> dict[str, Any]:
         if o_fit != v_fit:
             # "no-device-request": the node has none of the device types the pod asks for, so deviceshare does
             # not look at it — what vgpuctl calls not-device-node (the resource check then decides)
-            absent = r["class"] in ("not-device-node", "no-device-request")
+            # (likewise a node lacking one of several asked types: `absent`, where only the resource check decides)
+            absent = r["class"] in ("not-device-node", "no-device-request") or bool(r.get("absent"))
             if not (absent and compatible("not-device-node", vc)):
                 diffs.append({"node": n, "kind": "fit", "oracle": oc, "vgpuctl": vc, "oracle_error": r.get("error"),
                               "vgpuctl_reason": vreason.get(n)})

@@ -164,6 +164,16 @@ def family_cases() -> dict[str, dict[str, dict[str, Any]]]:
             "a pod is booked once per NPU": _npu(
                 [[("NPU-0", 16384)], [("NPU-1", 16384), ("NPU-0", 49152)]], {"-memory": 49152}),
         },
+        "locks": {
+            "a gpu-memory pod under gpu-number mode takes no gpu lock": {
+                **_share({**number, "deviceshare.NodeLockEnable": True}, [], {mem: 4096}),
+                "nodes": [{"name": "n0", "cards": 2, "per": 32768, "extra": 0, "device": True, "unhealthy": None,
+                           "lock": ["gpu", "garbage"]}], "label": "locks"},
+            "the same lock stops a gpu-memory pod under gpu-sharing mode": {
+                **_share({**share, "deviceshare.NodeLockEnable": True}, [], {mem: 4096}),
+                "nodes": [{"name": "n0", "cards": 2, "per": 32768, "extra": 0, "device": True, "unhealthy": None,
+                           "lock": ["gpu", "garbage"]}], "label": "locks"},
+        },
         "exclusive": {
             "a pod being deleted holds its GPU for its rule": {
                 "family": "exclusive", "idx": 0, "args": rules,

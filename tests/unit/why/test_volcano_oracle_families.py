@@ -10,6 +10,7 @@ rebuilt with the project's own builders. Volcano's code settles the fact; vgpuct
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 from tests.unit.why.builders import NVIDIA, VNPU_910B3, cluster, gpu, pod, vgpu_node, vgpu_pod
@@ -147,3 +148,22 @@ def test_hami_core_by_the_config_default_is_not_refused() -> None:
     report = explain_in_snapshot(want, snapshot, what_if=True)
     assert not [f for f in report.findings if f.code == "VGH001"]
     assert [p.node for p in report.fits] == ["n1"]
+
+
+# ---- node locks (`plugins/util/nodelock/nodelock.go LockNode`, from Allocate) --------------------------------------
+
+def test_a_gpu_memory_pod_under_gpu_number_mode_takes_no_gpushare_lock() -> None:
+    """Oracle case locks fit/node-locked: with GPUNumberEnable a gpu-memory request is no device request
+    (HasDeviceRequest), so Allocate never runs and the node's `gpu` lock — here one Volcano cannot even parse —
+    does not stop the pod; vgpuctl applied the lock. Under GPUSharingEnable the same lock stops it."""
+    node = share_node()
+    node["metadata"]["annotations"] = {"gpu": "yesterday"}
+    verdicts = []
+    for mode in (NUMBER, SHARE):
+        snapshot, env = cluster(node, args={**mode, "deviceshare.NodeLockEnable": True}, config=CONFIG)
+        env.now = datetime(2026, 1, 1, tzinfo=UTC)
+        found = snapshot.node("n1")
+        assert found is not None
+        verdicts.append(simulate_node(parse_pod(pod("p", {"volcano.sh/gpu-memory": "4096"}), env), found, env))
+    assert verdicts[0].fits
+    assert verdicts[1].reason is Reason.NODE_LOCKED

@@ -57,4 +57,8 @@ def simulate(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
                                         f"({spec.GPU_NUMBER} needs cards with no pod at all)",
                 4.0 + min(len(idle) / need, 0.99)))
         chosen.extend(DeviceChoice(c.id, c.memory_total, None) for c in idle[:need])
-    return NodeVerdict.fit(node.name, tuple(chosen), family)
+    # Volcano's HasDeviceRequest: memory under GPUSharingEnable, number under GPUNumberEnable; a request of the
+    # other kind is no device request, so Allocate never runs on it and takes no node lock (docs/vgpu.md#gpushare)
+    asked = (env.deviceshare.gpu_sharing and pod.gpushare_memory > 0) or (
+        env.deviceshare.gpu_number and pod.gpushare_number > 0)
+    return NodeVerdict.fit(node.name, tuple(chosen), family if asked else None)

@@ -9,10 +9,12 @@ Deterministic for a given --nodes and --seed.
 
 `fleet()` is the shape of issue 17 (Kubernetes' published limits: 5,000 nodes, 150,000 pods): 30 pods per
 node, 8 of them holding a vGPU allocation, the other 22 the node's DaemonSet pods (the vGPU device plugin,
-kube-proxy, a node exporter) and ordinary CPU workloads, some finished; plus Volcano (scheduler and
+kube-proxy, a node exporter) and ordinary CPU workloads, some finished — three quarters of the pods ask no
+device and carry no device annotation, and look like real ones (labels, cpu/memory requests and limits, a
+status; what they carry varies, `_small_pod`); plus Volcano (scheduler and
 controllers, the scheduler ConfigMap with vGPU on, the device ConfigMap) and a few deterministic defects
 (an unhealthy GPU, a five-field register entry, an allocation naming a GPU the node does not have) so the
-doctor has something to say. Written compactly it is ~70 MB at 5,000 nodes. `generate()` is the older
+doctor has something to say. Written compactly it is ~130 MB at 5,000 nodes. `generate()` is the older
 vGPU-only fleet (8 pods per node, no Volcano objects) that tests and `cluster_aware.py` build on.
 """
 
@@ -22,6 +24,7 @@ import argparse
 import json
 import random
 import uuid
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -194,18 +197,71 @@ def _workload(kind: str, namespace: str, name: str, image: str, extra: dict[str,
             "status": extra or {"replicas": 1, "readyReplicas": 1, "availableReplicas": 1}}
 
 
+_SIDECAR = "docker.io/istio/proxyv2:1.23.2"
+_CPU = ("100m", "250m", "500m", "1", "2", "4")
+_MEMORY = ("128Mi", "256Mi", "512Mi", "1Gi", "2Gi", "8Gi")
+
+
 def _small_pod(i: int, node_name: str, namespace: str, owner: tuple[str, str], image: str, phase: str
                ) -> dict[str, Any]:
-    """A pod without devices, reduced to what identifies it (kubectl prints ten times as much)."""
+    """A pod without devices as `kubectl get -o json` shows one, trimmed as `_trimmed` trims the GPU pods (no
+    volumes, tolerations, uid, timestamps): labels, a few annotations on some, one to three containers with cpu
+    and memory requests and limits (ephemeral-storage on some), an init container on some, and a status with its
+    conditions and container statuses. What each carries varies with `i` (deterministically), as a real
+    cluster's do: nothing vgpuctl does may need more than a glance at it (issue 26)."""
     kind, owner_name = owner
     name = f"{owner_name}-{i:06d}" if kind == "ReplicaSet" else f"{owner_name}-{node_name[-5:]}"
-    return {
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": name, "namespace": namespace,
-                     "ownerReferences": [{"kind": kind, "name": owner_name}]},
-        "spec": {"nodeName": node_name, "containers": [{"name": "main", "image": image}]},
-        "status": {"phase": phase},
-    }
+    labels = {"app": owner_name}
+    if kind == "ReplicaSet":
+        labels["pod-template-hash"] = f"{zlib.crc32(owner_name.encode()):08x}"
+    else:
+        labels["controller-revision-hash"] = "6d5f8b7c9"
+    if i % 3 == 0:
+        labels["team"] = f"team-{i % 17}"
+        labels["version"] = f"v{i % 5}"
+    annotations: dict[str, str] = {}
+    if i % 4 == 0:
+        annotations["prometheus.io/scrape"] = "true"
+        annotations["prometheus.io/port"] = "9090"
+    if i % 5 == 1:
+        annotations["kubectl.kubernetes.io/restartedAt"] = "2026-10-30T12:00:00Z"
+    if i % 7 == 2:
+        annotations["checksum/config"] = f"{i:064x}"
+    cpu, memory = _CPU[i % len(_CPU)], _MEMORY[(i // 3) % len(_MEMORY)]
+    resources: dict[str, Any] = {"requests": {"cpu": cpu, "memory": memory}, "limits": {"memory": memory}}
+    if i % 2:
+        resources["limits"]["cpu"] = cpu
+    if i % 9 == 4:
+        resources["requests"]["ephemeral-storage"] = "1Gi"
+    main: dict[str, Any] = {"name": "main", "image": image, "resources": resources}
+    if i % 4 == 0:
+        main["ports"] = [{"containerPort": 9090, "protocol": "TCP"}]
+    containers = [main]
+    if i % 6 == 5:  # a service-mesh sidecar
+        containers.append({"name": "istio-proxy", "image": _SIDECAR, "resources": {
+            "requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "2", "memory": "1Gi"}}})
+    if i % 10 == 3:
+        containers.append({"name": "log-shipper", "image": "docker.io/fluent/fluent-bit:3.1",
+                           "resources": {"requests": {"cpu": "50m", "memory": "64Mi"}}})
+    pod_spec: dict[str, Any] = {"nodeName": node_name, "containers": containers}
+    if i % 8 == 1:
+        pod_spec["initContainers"] = [{"name": "migrate", "image": image, "command": ["/bin/migrate"],
+                                       "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]
+    if i % 5 == 3:
+        pod_spec["nodeSelector"] = {"kubernetes.io/os": "linux"}
+    ts = "2026-11-02T08:00:00Z"
+    running = phase == "Running"
+    status: dict[str, Any] = {
+        "phase": phase, "podIP": f"10.{i % 250}.{(i // 250) % 250}.{i % 200}",
+        "conditions": [{"type": "Ready", "status": "True" if running else "False"}],
+        "containerStatuses": [{"name": c["name"], "ready": running, "restartCount": i % 3,
+                               "state": {"running": {"startedAt": ts}} if running else
+                               {"terminated": {"exitCode": 0, "reason": "Completed"}}} for c in containers]}
+    metadata: dict[str, Any] = {"name": name, "namespace": namespace, "labels": labels,
+                                "ownerReferences": [{"kind": kind, "name": owner_name}]}
+    if annotations:
+        metadata["annotations"] = annotations
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": pod_spec, "status": status}
 
 
 def _trimmed(obj: dict[str, Any]) -> dict[str, Any]:

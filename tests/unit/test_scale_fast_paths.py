@@ -4,7 +4,8 @@
   values on which `decode_vgpu_ids` reports no problem under either Volcano reading, with the same devices.
 - `ClusterSnapshot.pod_index` selects the pods the scanning checks used to find by walking all of them:
   the same pods, in snapshot order, malformed ones included; the index `build_snapshot(index_pods=True)`
-  makes in its own pass is the one made on first use.
+  makes in its own pass is the one made on first use. A pod with no device annotation and no resource but
+  cpu/memory costs it a glance (`cluster/glance.py`, issue 26).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from hypothesis import example, given
 from tests.unit.test_cluster_build_fast import allocations
 from vgpuctl.core import spec
 from vgpuctl.core.cluster.build import build_snapshot, well_formed_vgpu_allocations
+from vgpuctl.core.cluster.glance import device_annotated
 from vgpuctl.core.codecs.pod_alloc import decode_vgpu_ids
 
 
@@ -53,21 +55,37 @@ def _pod(name: str, namespace: Any = "ns", images: tuple[Any, ...] = (), init: t
 
 def test_the_pod_index_selects_what_a_walk_over_all_pods_selects() -> None:
     pods = [
-        _pod("a", images=("reg/vc-scheduler:v1.15.1", "reg/vc-scheduler:v1.15.1"), annotations={"x": "1"}),
+        _pod("a", images=("reg/vc-scheduler:v1.15.1", "reg/vc-scheduler:v1.15.1"),
+             annotations={"x": "1", spec.ANN_BIND_PHASE: "allocating"}),
         _pod("b", namespace="kube-system", images=("reg/plugin:v1",), annotations={}),
         _pod("c", images=("reg/other:v1",), init=("reg/vc-scheduler:v1",)),
         {"kind": "Pod", "metadata": "garbage", "spec": ["garbage"]},
-        _pod("d", namespace=None, images=(7, "reg/plugin:v2"), annotations={"y": "2"}),
+        _pod("d", namespace=None, images=(7, "reg/plugin:v2"), annotations={"y": "2", 3: "x"}),  # none a device's
+        _pod("g", namespace=None, annotations={"hami.io/Ascend310P-devices-allocated": "x"}),
         _pod("e", namespace="kube-system", images=("reg/plugin:v1",)),
         {"kind": "Pod", "metadata": {"name": "f", "namespace": "ns"}, "spec": {"containers": {"image": "x"}}},
     ]
     index = build_snapshot(pods).pod_index
     names = lambda found: [p["metadata"]["name"] for p in found]  # noqa: E731
-    assert [(p["metadata"]["name"], a) for p, a in index.annotated] == [("a", {"x": "1"}), ("d", {"y": "2"})]
+    # the pods with an annotation in a device namespace, with all their annotations
+    assert [(p["metadata"]["name"], a) for p, a in index.annotated] == [
+        ("a", {"x": "1", spec.ANN_BIND_PHASE: "allocating"}), ("g", {"hami.io/Ascend310P-devices-allocated": "x"})]
     assert names(index.running(lambda image: "vc-scheduler" in image)) == ["a"]  # once, though two containers
     assert names(index.running(lambda image: "vc-scheduler" in image, init=True)) == ["a", "c"]
     assert names(index.running(lambda image: "plugin" in image)) == ["b", "d", "e"]
     assert names(index.in_namespaces(["kube-system", "ns", "none"])) == ["a", "b", "c", "e", "f"]
+
+
+def test_every_pod_annotation_a_check_reads_is_one_the_index_keeps() -> None:
+    """`PodIndex.annotated` keeps only pods with an annotation in a device namespace: every pod annotation name
+    in `spec` (the checks read no other) is in one, but for the PodGroup names (read from pods the index finds
+    by their device resources, VGX003), and a name outside them keeps no pod."""
+    names = {value for key, value in vars(spec).items() if key.startswith("ANN_") and isinstance(value, str)}
+    names -= {spec.ANN_GROUP_NAME_K8S, spec.ANN_GROUP_NAME_VOLCANO}
+    assert len(names) >= 14 and all(device_annotated({name: ""}) for name in names)
+    assert all(device_annotated({name: ""}) for name in spec.DEVICE_POD_ANNOTATIONS)
+    for name in ("prometheus.io/scrape", "kubectl.kubernetes.io/restartedAt", "volcano.sh", "nvidia.com"):
+        assert not device_annotated({name: "", 7: ""})
 
 
 def _asks(pod: dict[str, Any], is_device: Any) -> bool:

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from vgpuctl.core import spec
+from vgpuctl.core.cluster.glance import allocation_annotated, asks_beyond_core
 from vgpuctl.core.codecs.ascend_pod import allocated_common_word
 
 ALLOCATION_ANNOTATIONS: Final = (spec.ANN_VGPU_IDS_NEW, spec.ANN_GPU_INDEX, spec.ANN_NPU_CORE)
@@ -94,23 +95,11 @@ def _containers(raw: Any) -> list[dict[str, Any]]:
 
 
 def _may_matter(annotations: Mapping[str, Any], spec_: Mapping[str, Any]) -> bool:
-    """A glance, before anything is built: an allocation annotation name, or a device resource name in the
-    containers `_containers` would keep. Three quarters of a cluster's pods ask no device and carry no
-    device annotation; they cost this and nothing more (benchmarks/cluster_aware.py)."""
-    for key in annotations:
-        if key in ALLOCATION_ANNOTATIONS or (isinstance(key, str) and key.startswith("hami.io/")):
-            return True
-    for kind in ("containers", "initContainers"):
-        raw = spec_.get(kind)
-        if not isinstance(raw, list):
-            continue
-        for c in raw[:MAX_CONTAINERS]:
-            resources = _m(_m(c).get("resources")) if isinstance(c, Mapping) else _EMPTY
-            for part in (resources.get("limits"), resources.get("requests")):
-                if isinstance(part, Mapping) and any(isinstance(n, str) and n.startswith(_RESOURCE_PREFIXES)
-                                                     for n in part):
-                    return True
-    return False
+    """A glance, before anything is built (`cluster/glance.py`, shared with the build and the pod index): an
+    annotation name the device ledger books from, or a resource name beyond cpu/memory/ephemeral-storage in a
+    container. Three quarters of a cluster's pods ask no device and carry no device annotation; they cost this
+    and nothing more (benchmarks/cluster_aware.py)."""
+    return allocation_annotated(annotations) or asks_beyond_core(spec_, MAX_CONTAINERS)
 
 
 def _device_resources(containers: list[dict[str, Any]]) -> bool:

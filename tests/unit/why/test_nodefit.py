@@ -24,7 +24,7 @@ from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.versions import Version, judges_readiness_by_taints
 from vgpuctl.core.why.anyfit import Outcome, build_index, first_fit, summarize
 from vgpuctl.core.why.model import Reason, WhyReport
-from vgpuctl.core.why.nodefit import pod_resources
+from vgpuctl.core.why.nodefit import node_usage, pod_resources
 from vgpuctl.core.why.request import parse_pod
 from vgpuctl.core.why.scheduler_env import WhyEnv
 from vgpuctl.core.why.simulate import env_from_snapshot, explain_in_snapshot
@@ -138,6 +138,33 @@ def test_pods_already_on_the_node_use_its_cpu_whoever_scheduled_them() -> None:
     assert reasons(report) == {"n1": Reason.INSUFFICIENT_RESOURCE}
     assert "the node has 64 allocatable, 4 idle (60 requested by its pods)" in report.unfit[0].message
     assert why(gpu_pod(cpu="4"), *objects).verdict == "fits"
+
+
+def test_the_pods_on_a_node_are_summed_alike_however_many_share_a_shape() -> None:
+    """Replicas asking alike are summed once per shape (benchmarks/why_scale.py): the node's usage is still the
+    sum of every pod's request, a quantity that is not a string (1, 1.0 and True are equal keys, not equal
+    requests) and a pod with init containers included."""
+    def asking(name: str, *requests: dict[str, Any], init: str | None = None) -> dict[str, Any]:
+        obj = pod(name, containers=[{"name": f"c{i}", "resources": {"requests": r}} for i, r in enumerate(requests)],
+                  node="n1", phase="Running")
+        if init is not None:
+            obj["spec"]["initContainers"] = [{"name": "i", "restartPolicy": init,
+                                              "resources": {"requests": {"cpu": "3"}}}]
+        return obj
+
+    pods = [*(cpu_pod(f"web-{i}", "500m", on="n1") for i in range(3)), asking("int", {"cpu": 1}),
+            asking("bool", {"cpu": True}), asking("float", {"cpu": 1.0}), asking("init", {"cpu": "1"}, init="Never"),
+            asking("sidecar", {"cpu": "1"}, init="Always"), asking("init-again", {"cpu": "1"}, init="Never"),
+            asking("two", {"cpu": "1"}, {"memory": "1Gi"}), asking("two-again", {"cpu": "1"}, {"memory": "1Gi"}),
+            asking("swapped", {"memory": "1Gi"}, {"cpu": "1"}), asking("none", {})]
+    usage = node_usage("n1", env_from_snapshot(snapshot(node("n1"), *pods)))
+    expected: dict[str, int] = {}
+    for p in pods:
+        for name, amount in pod_resources(p["spec"]).items():
+            expected[name] = expected.get(name, 0) + amount
+    assert usage.used == expected and usage.pods == len(pods)
+    assert expected["cpu"] == 1500 + 1000 + 0 + 1000 + 3000 + 4000 + 3000 + 3 * 1000
+    assert expected["pods"] == len(pods)
 
 
 def test_pods_being_deleted_give_their_resources_back() -> None:

@@ -2,12 +2,13 @@
 
 One pass over the objects: partition by kind, find the device config Volcano really reads (through the
 scheduler's `deviceshare` arguments), and hand each node the pods bound to it whose usage Volcano books
-(`books_devices`: not Succeeded/Failed, from 1.15 not being deleted) and that carry annotations (usage is
-booked from nothing else). A node's registration is decoded into devices, and those pods' usage added as
-Volcano's device ledger adds it (`_add_usage`, docs/vgpu.md#vgpu-ledger), the first time the node's devices are read
-(`NodeState.deferred`): the result is the same as decoding every node up front, but a command that looks
-at a few nodes, or at none of their devices, does not pay for all of them. Decoding problems become node
-findings with the codec's finding code; nothing here raises on malformed objects.
+(`books_devices`: not Succeeded/Failed, from 1.15 not being deleted) and that carry an annotation usage is
+booked from (`cluster/glance.py`: the other pods cost a glance). A node's registration is decoded into
+devices, and those pods' usage added as Volcano's device ledger adds it (`_add_usage`,
+docs/vgpu.md#vgpu-ledger), the first time the node's devices are read (`NodeState.deferred`): the result
+is the same as decoding every node up front, but a command that looks at a few nodes, or at none of their
+devices, does not pay for all of them. Decoding problems become node findings with the codec's finding
+code; nothing here raises on malformed objects.
 
 Well-formed annotations — what the device plugin and Volcano write — take a direct path (string splits for
 the register, one regular expression for the allocations); anything else goes through the codecs, which
@@ -25,6 +26,7 @@ from typing import Any, Final
 
 from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
+from vgpuctl.core.cluster.glance import allocation_annotated
 from vgpuctl.core.cluster.model import ClusterSnapshot, DeviceState, NodeState, RegisterStatus
 from vgpuctl.core.cluster.pod_index import PodIndex
 from vgpuctl.core.codecs._common import CodecProblem, go_parse_bool
@@ -128,9 +130,9 @@ def build_snapshot(
     deployments: list[Mapping[str, Any]] = []
     runtime_classes: list[Mapping[str, Any]] = []
     dra: dict[str, list[Mapping[str, Any]]] = {kind: [] for kind in DRA_KINDS}
-    # node name → its pods whose usage Volcano books (`books_devices`) and that carry annotations (usage is
-    # booked from nothing else): on issue 17's fleet that is 8 of a node's 30 pods, and decoding is that much
-    # shorter (benchmarks/nodes_scale.py).
+    # node name → its pods whose usage Volcano books (`books_devices`) and that carry an annotation it books usage
+    # from (`glance.allocation_annotated`: nothing else is booked): on issue 17's fleet that is 8 of a node's 30
+    # pods, and decoding is that much shorter (benchmarks/nodes_scale.py).
     bound: dict[str, list[Mapping[str, Any]]] = {}
     # Read as the given Volcano reads them; unknown: as the newest does.
     releasing_free = volcano_version is None or releasing_pods_book_no_device(volcano_version)
@@ -144,7 +146,8 @@ def build_snapshot(
             if index is not None:
                 index.add(len(pods), obj, meta, pod_spec)
             pods.append(obj)
-            if (isinstance(meta, dict) and meta.get("annotations") and isinstance(pod_spec, dict)
+            if (isinstance(meta, dict) and (annotations := meta.get("annotations")) and isinstance(annotations, dict)
+                    and allocation_annotated(annotations) and isinstance(pod_spec, dict)
                     and isinstance(node_name := pod_spec.get("nodeName"), str)
                     and books_devices(meta, status, releasing_free)):
                 bound.setdefault(node_name, []).append(obj)

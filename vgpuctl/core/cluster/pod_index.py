@@ -4,8 +4,9 @@ Kubernetes' published limit is 150,000 pods, and several doctor checks each look
 the scheduler's pod (its version, its start time), the device plugin's pods (on which node, ready or not),
 the pods in the middle of an allocation, the pods that ask for devices, the pods with DRA claims. Each used
 to walk every pod; on issue 17's fleet those walks were a third of `doctor` (benchmarks/doctor_scale.py). The
-index walks them once, the first time a check asks, and keeps what those checks select on: the pods with
-annotations, the pods by container image, by namespace and by the resource names their containers list, the
+index walks them once, the first time a check asks, and keeps what those checks select on: the pods with an
+annotation in a device namespace (`glance.DEVICE_ANNOTATION_PREFIXES`: every annotation the checks read), the
+pods by container image, by namespace and by the resource names beyond cpu/memory their containers list, the
 pods with a device annotation or label and those with `spec.resourceClaims`, always in snapshot order. It
 selects, it never judges: every check still reads the pods it gets exactly as before, so its findings are the
 same.
@@ -17,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from vgpuctl.core import spec
+from vgpuctl.core.cluster.glance import CORE_RESOURCES, beyond_core, device_annotated
 
 _DEVICE_ANNOTATIONS = frozenset(spec.DEVICE_POD_ANNOTATIONS)
 _DEVICE_LABELS = frozenset(spec.DEVICE_POD_LABELS)
@@ -31,12 +33,13 @@ class PodIndex:
         """The index of `pods`; `build_snapshot` hands it the list it is filling and `add`s each pod as it
         meets it, so a command that needs the index walks the pods once (benchmarks/doctor_scale.py)."""
         self.pods = pods
-        # (pod, its annotations) for every pod with a non-empty annotations map, in snapshot order
+        # (pod, its annotations) for every pod with an annotation in a device namespace, in snapshot order
         self.annotated: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = []
         self._by_image: dict[str, list[int]] = {}  # container image → positions of the pods running it
         self._by_init_image: dict[str, list[int]] = {}  # the same for init containers
         self._by_namespace: dict[str, list[int]] = {}
-        # resource name in any container's limits or requests → positions of the pods naming it
+        # resource name (not cpu, memory, ephemeral-storage, pods) in any container's limits or requests →
+        # positions of the pods naming it
         self._by_resource: dict[str, list[int]] = {}
         self._device_marked: list[int] = []  # positions of the pods with a device annotation or label
         self._claiming: list[int] = []  # positions of the pods with DRA `spec.resourceClaims`
@@ -44,11 +47,16 @@ class PodIndex:
             self.add(i, pod, pod.get("metadata"), pod.get("spec"))
 
     def add(self, position: int, pod: Mapping[str, Any], meta: Any, pod_spec: Any) -> None:
-        """Index `pod` (its `metadata` and `spec` as the caller read them), at `position` in `pods`."""
+        """Index `pod` (its `metadata` and `spec` as the caller read them), at `position` in `pods`.
+
+        Most pods ask no device and carry no device annotation: of those only the namespace and the container
+        images are indexed, each resource map costs a glance (`glance.beyond_core`) and the annotations one
+        look at their names (`glance.device_annotated`): `add` was the largest item in a profile of `nodes` on
+        a fleet of real-looking pods (benchmarks/nodes_scale.py)."""
         if isinstance(meta, dict):
             annotations = meta.get("annotations")
             device_marked = False
-            if annotations and isinstance(annotations, dict):
+            if annotations and isinstance(annotations, dict) and device_annotated(annotations):
                 self.annotated.append((pod, annotations))
                 device_marked = not _DEVICE_ANNOTATIONS.isdisjoint(annotations)
             labels = meta.get("labels")
@@ -75,7 +83,6 @@ class PodIndex:
                                      position)
 
     def _add_containers(self, images: dict[str, list[int]] | None, containers: list[Any], position: int) -> None:
-        by_resource = self._by_resource
         for c in containers:
             if not isinstance(c, dict):
                 continue
@@ -88,12 +95,17 @@ class PodIndex:
                     at.append(position)
             resources = c.get("resources")
             if resources and isinstance(resources, dict):
-                for field in ("limits", "requests"):
-                    names = resources.get(field)
-                    if names and isinstance(names, dict):
-                        for name in names:
-                            if isinstance(name, str):
-                                by_resource.setdefault(name, []).append(position)
+                limits, requests = resources.get("limits"), resources.get("requests")
+                if beyond_core(limits) or beyond_core(requests):  # cpu and memory only: nothing to index
+                    self._add_resources(limits, requests, position)
+
+    def _add_resources(self, limits: Any, requests: Any, position: int) -> None:
+        by_resource = self._by_resource
+        for names in (limits, requests):
+            if names and isinstance(names, dict):
+                for name in names:
+                    if isinstance(name, str) and name not in CORE_RESOURCES:
+                        by_resource.setdefault(name, []).append(position)
 
     def running(self, image_matches: Callable[[str], bool], *, init: bool = False) -> list[Mapping[str, Any]]:
         """The pods with a container whose `image` string matches (also an init container's, with `init`), in
@@ -108,7 +120,8 @@ class PodIndex:
         return self._at([i for ns in set(namespaces) for i in self._by_namespace.get(ns, ())])
 
     def asking_for_devices(self, is_device: Callable[[str], bool]) -> list[Mapping[str, Any]]:
-        """The pods with a container whose limits or requests name a resource `is_device` accepts, or with a
+        """The pods with a container whose limits or requests name a resource `is_device` accepts (no device
+        resource is named like a `glance.CORE_RESOURCES` one), or with a
         device annotation or label (`spec.DEVICE_POD_ANNOTATIONS`, `spec.DEVICE_POD_LABELS`), in snapshot
         order."""
         positions = [i for name, at in self._by_resource.items() if is_device(name) for i in at]

@@ -308,11 +308,12 @@ class NodeUsage:
 class _Tally:
     """A node's `NodeUsage` while its pods are added (`add`, or inlined in `node_usage`'s one pass)."""
 
-    __slots__ = ("anti", "count", "releasing", "used")
+    __slots__ = ("anti", "count", "releasing", "shapes", "used")
 
     def __init__(self) -> None:
         self.used: dict[str, int] = {PODS: 0}
         self.count = self.releasing = self.anti = 0
+        self.shapes: dict[tuple[Any, ...], int] = {}  # `_request_shape` → pods of that shape, not yet in `used`
 
     def add(self, pod: Mapping[str, Any], pod_spec: Mapping[str, Any]) -> None:
         """`pod` (bound here, not Succeeded/Failed) into the tally."""
@@ -353,6 +354,47 @@ def _anti_affinity(pod_spec: Mapping[str, Any]) -> bool:
     return bool(_l(anti.get("requiredDuringSchedulingIgnoredDuringExecution")))
 
 
+def _request_shape(pod_spec: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What `pod_resources(pod_spec)` depends on for a pod without overhead: its containers' `requests` items, in
+    order, and its init containers' with their `restartPolicy` — None for any other pod, one whose parts are not
+    JSON objects, or a quantity that is not a string (`1`, `1.0` and `True` are equal keys but not equal
+    requests): such a pod is summed on its own. Plain dicts only, read without `_m`/`_l`: this runs for every
+    pod of the cluster (benchmarks/why_scale.py)."""
+    if pod_spec.get("overhead"):
+        return None
+    containers = pod_spec.get("containers")
+    if type(containers) is not list:
+        return None
+    shape = _containers_shape(containers, False)
+    inits = pod_spec.get("initContainers")
+    if not inits or shape is None:
+        return shape
+    init_shape = _containers_shape(inits, True) if type(inits) is list else None
+    return None if init_shape is None else ("init", shape, init_shape)  # no container's shape is a string
+
+
+def _containers_shape(containers: list[Any], init: bool) -> tuple[Any, ...] | None:
+    shape: list[tuple[Any, ...]] = []
+    for c in containers:
+        if type(c) is not dict:
+            return None
+        resources = c.get("resources")
+        requests = resources.get("requests") if type(resources) is dict else None
+        if requests is None:
+            if resources is not None and type(resources) is not dict:
+                return None
+            items: tuple[Any, ...] = ()
+        elif type(requests) is not dict:
+            return None
+        else:
+            for value in requests.values():
+                if type(value) is not str:
+                    return None
+            items = tuple(requests.items())
+        shape.append((c.get("restartPolicy") == "Always", items) if init else items)
+    return tuple(shape)
+
+
 _NOTHING: Final = NodeUsage({}, 0, 0, 0)
 
 
@@ -368,6 +410,7 @@ def node_usage(node: str, env: WhyEnv) -> NodeUsage:
         if type(env).pods_on is WhyEnv.pods_on:
             # `_Tally.add` inlined: every pod of the cluster passes here once (benchmarks/why_scale.py).
             tallies: dict[str, _Tally] = {}
+            shapes: dict[tuple[Any, ...], dict[str, int]] = {}
             done = spec.DONE_POD_PHASES
             for pod in env.pods:
                 pod_spec = pod.get("spec")
@@ -389,19 +432,24 @@ def node_usage(node: str, env: WhyEnv) -> NodeUsage:
                 if isinstance(meta, dict) and meta.get("deletionTimestamp") is not None and _releasing(meta, pod):
                     tally.releasing += 1
                     continue
-                full = bool(pod_spec.get("initContainers") or pod_spec.get("overhead"))
-                if not full:
-                    for c in pod_spec.get("containers") or ():
-                        resources = c.get("resources") if isinstance(c, dict) else None
-                        if resources and isinstance(resources, dict) and resources.get("requests"):
-                            full = True
-                            break
-                if full:
+                # The replicas of a workload ask alike: a pod's requests are read once per shape and a node's pods
+                # counted per shape, summed at the end (three quarters of a fleet's pods ask cpu and memory, the rest
+                # often nothing: benchmarks/why_scale.py).
+                key = _request_shape(pod_spec)
+                if key is None:
                     used = tally.used
                     for resource, amount in pod_resources(pod_spec).items():
                         used[resource] = used.get(resource, 0) + amount
-                else:
-                    tally.used[PODS] += 1
+                    continue
+                counted = tally.shapes
+                counted[key] = counted.get(key, 0) + 1
+                if key not in shapes:
+                    shapes[key] = pod_resources(pod_spec)
+            for tally in tallies.values():
+                used = tally.used
+                for key, times in tally.shapes.items():
+                    for resource, amount in shapes[key].items():
+                        used[resource] = used.get(resource, 0) + amount * times
             memo.update((name, t.usage()) for name, t in tallies.items())
             memo[_ALL] = True
     found = memo.get(node)

@@ -173,6 +173,17 @@ def family_cases() -> dict[str, dict[str, dict[str, Any]]]:
                 **_share({**share, "deviceshare.NodeLockEnable": True}, [], {mem: 4096}),
                 "nodes": [{"name": "n0", "cards": 2, "per": 32768, "extra": 0, "device": True, "unhealthy": None,
                            "lock": ["gpu", "garbage"]}], "label": "locks"},
+            "two Ascend types lock each other out": {
+                **_npu([], {"": 1}), "label": "locks",
+                "config": {"types": ["Ascend910B3", "Ascend310P"], "hami_core": False, "wrapper": True},
+                "args": {"deviceshare.AscendHAMiVNPUEnable": True, "deviceshare.NodeLockEnable": True},
+                "pods": [],
+                "nodes": [{"name": "n0", "core_ann": None, "lock": None, "types": {
+                    cw: {"alloc": True, "devices": [{"id": f"{cw}-0", "index": 0, "count": 4, "devmem": mem,
+                                                     "devcore": 8, "health": True}]}
+                    for cw, mem in (("Ascend910B3", 65536), ("Ascend310P", 21527))}}],
+                "pending": {"name": "want", "ns": "ml", "annotations": {},
+                            "containers": [{"huawei.com/Ascend910B3": 1}, {"huawei.com/Ascend310P": 1}]}},
         },
         "exclusive": {
             "a pod being deleted holds its GPU for its rule": {

@@ -167,3 +167,28 @@ def test_a_gpu_memory_pod_under_gpu_number_mode_takes_no_gpushare_lock() -> None
         verdicts.append(simulate_node(parse_pod(pod("p", {"volcano.sh/gpu-memory": "4096"}), env), found, env))
     assert verdicts[0].fits
     assert verdicts[1].reason is Reason.NODE_LOCKED
+
+
+def test_two_ascend_types_lock_each_other_out() -> None:
+    """Oracle case locks node-locked/fits: predicates.go's allocate calls Allocate once per device type the pod
+    asks for; each Ascend HAMi type takes the node lock hami.io/mutex.lock, so the second fails on the lock the
+    first just took — on a node with no lock at all. vgpuctl fitted the pod."""
+    vnpu_310p = {**VNPU_910B3, "commonWord": "Ascend310P", "chipName": "310P3", "resourceName": "huawei.com/Ascend310P",
+                 "resourceMemoryName": "huawei.com/Ascend310P-memory"}
+    config = {"nvidia": NVIDIA, "vnpus": [VNPU_910B3, vnpu_310p]}
+    node = npu_node()
+    register = [{"id": "P-0", "index": 0, "count": 4, "devmem": 65536, "devcore": 20, "type": "Ascend310P", "numa": 0,
+                 "health": True}]
+    node["metadata"]["annotations"]["hami.io/node-register-Ascend310P"] = json.dumps(register)
+    node["status"]["allocatable"]["huawei.com/Ascend310P"] = "4"
+    want = pod("p", containers=[
+        {"name": "a", "resources": {"limits": {"huawei.com/Ascend910B3": "1"}}},
+        {"name": "b", "resources": {"limits": {"huawei.com/Ascend310P": "1"}}}])
+    verdicts = []
+    for lock in (True, False):
+        snapshot, env = cluster(node, args={**HAMI, "deviceshare.NodeLockEnable": lock}, config=config)
+        found = snapshot.node("n1")
+        assert found is not None
+        verdicts.append(simulate_node(parse_pod(want, env), found, env))
+    assert verdicts[0].reason is Reason.NODE_LOCKED and "hami.io/mutex.lock" in verdicts[0].message
+    assert verdicts[1].fits and sorted(d.id for d in verdicts[1].devices) == ["NPU-0", "P-0"]

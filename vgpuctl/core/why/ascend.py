@@ -19,6 +19,7 @@ from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import DeviceState, NodeState
 from vgpuctl.core.deviceconfig import VnpuConfig, trim_vnpu_memory
 from vgpuctl.core.quantity import QuantityError, parse_quantity
+from vgpuctl.core.versions import leaves_ascend_lock_to_plugin
 from vgpuctl.core.why.model import DeviceChoice, Miss, NodeVerdict, Reason
 from vgpuctl.core.why.request import AscendRequest, PodRequest
 from vgpuctl.core.why.scheduler_env import WhyEnv
@@ -89,6 +90,15 @@ def simulate(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
         if isinstance(verdict, NodeVerdict):
             return verdict
         chosen.extend(verdict)
+    if len(by_vnpu) > 1 and env.deviceshare.node_lock and (
+            env.volcano_version is None or leaves_ascend_lock_to_plugin(env.volcano_version)):
+        # predicates.go's allocate calls each device type's Allocate in turn; each takes the node lock
+        # hami.io/mutex.lock (nodelock.LockNode), so the second finds the lock the first just took
+        return NodeVerdict.miss(node.name, FAMILY, Miss(
+            Reason.NODE_LOCKED, f"the pod asks for {len(by_vnpu)} Ascend HAMi types ({', '.join(by_vnpu)}); with "
+                                f"{spec.ARG_NODE_LOCK_ENABLE} each type's Allocate takes the node lock "
+                                f"{spec.LOCK_ASCEND_HAMI}, and the second fails on the lock the first just took",
+            50.0, "ask for one Ascend type per pod, or turn NodeLockEnable off"))
     return NodeVerdict.fit(node.name, tuple(chosen), FAMILY)
 
 

@@ -14,7 +14,7 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from benchmarks.oracle_harness import drop_each, meta, node_item, pod_item, scheduler_items, snapshot
+from benchmarks.oracle_harness import drop_each, fewer_parts, meta, node_item, pod_item, scheduler_items, snapshot
 
 FAMILY = "ascend"
 TYPES = {
@@ -133,20 +133,8 @@ def render(case: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def candidates(case: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    if len(case["nodes"]) > 1:
-        for i, n in enumerate(case["nodes"]):
-            c = copy.deepcopy(case)
-            del c["nodes"][i]
-            c["pods"] = [p for p in c["pods"] if p["node"] != n["name"]]
-            yield c
-    for pods in drop_each(case["pods"]):
-        yield {**copy.deepcopy(case), "pods": copy.deepcopy(pods)}
+    yield from fewer_parts(case)
     pend = case["pending"]
-    if len(pend["containers"]) > 1:
-        for ctrs in drop_each(pend["containers"]):
-            c = copy.deepcopy(case)
-            c["pending"]["containers"] = ctrs
-            yield c
     for ci, ctr in enumerate(pend["containers"]):
         for k in list(ctr):
             c = copy.deepcopy(case)

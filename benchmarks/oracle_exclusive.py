@@ -11,7 +11,7 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from benchmarks.oracle_harness import drop_each, node_item, pod_item, scheduler_items, snapshot, uid
+from benchmarks.oracle_harness import drop_each, fewer_parts, node_item, pod_item, scheduler_items, snapshot, uid
 
 FAMILY = "exclusive"
 LABELS = [("team", "a"), ("team", "b"), ("app", "train"), ("tier", "gold")]
@@ -68,14 +68,7 @@ def render(case: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def candidates(case: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    if len(case["nodes"]) > 1:
-        for i, n in enumerate(case["nodes"]):
-            c = copy.deepcopy(case)
-            del c["nodes"][i]
-            c["pods"] = [p for p in c["pods"] if p["node"] != n["name"]]
-            yield c
-    for pods in drop_each(case["pods"]):
-        yield {**copy.deepcopy(case), "pods": copy.deepcopy(pods)}
+    yield from fewer_parts(case, containers=False)
     for ni, n in enumerate(case["nodes"]):
         if len(n["gpus"]) > 1:
             for gpus in drop_each(n["gpus"]):

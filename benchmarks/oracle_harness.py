@@ -16,6 +16,7 @@ variants, most aggressive first). The comparison is the same for every family:
 from __future__ import annotations
 
 import concurrent.futures as cf
+import copy
 import json
 import os
 import shutil
@@ -218,6 +219,25 @@ def drop_each(items: list[Any]) -> Iterator[list[Any]]:
 
 
 # ---------------------------------------------------------------- rendering helpers shared by the families
+def fewer_parts(case: dict[str, Any], *, containers: bool = True) -> Iterator[dict[str, Any]]:
+    """The shrinking steps every family's case shares: a node dropped (with its pods), a bound pod dropped, and
+    (with `containers`) a container of the pending pod dropped; each a deep copy."""
+    if len(case["nodes"]) > 1:
+        for i, n in enumerate(case["nodes"]):
+            c = copy.deepcopy(case)
+            del c["nodes"][i]
+            c["pods"] = [p for p in c["pods"] if p["node"] != n["name"]]
+            yield c
+    for pods in drop_each(case["pods"]):
+        yield {**copy.deepcopy(case), "pods": copy.deepcopy(pods)}
+    pend = case["pending"]
+    if containers and len(pend["containers"]) > 1:
+        for ctrs in drop_each(pend["containers"]):
+            c = copy.deepcopy(case)
+            c["pending"]["containers"] = ctrs
+            yield c
+
+
 def uid(*parts: object) -> str:
     import uuid
 

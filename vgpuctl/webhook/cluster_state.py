@@ -18,7 +18,6 @@ webhook out of service exactly when the cluster is already in trouble.
 from __future__ import annotations
 
 import datetime as dt
-import gc
 import logging
 import os
 import threading
@@ -45,6 +44,7 @@ from vgpuctl.core.slim import slim_node, slim_pod
 from vgpuctl.core.versions import Version
 from vgpuctl.core.why.anyfit import FitAnswer, Outcome, first_fit
 from vgpuctl.core.why.request import parse_pod
+from vgpuctl.webhook import heap
 from vgpuctl.webhook.alloc_metrics import NodeText, allocation_of, exposition
 
 log = logging.getLogger("vgpuctl.webhook")
@@ -369,12 +369,11 @@ class ClusterState:
         self.metrics.nodes.set(view.nodes)
         self.metrics.pods.set(view.pods)
         self.metrics.published.set(self.published.at)
-        if gc.get_freeze_count():
+        if heap.frozen():
             # The server froze its heap after loading (server.py) so collections stay small; keep the
             # view out of the collector's scans too: a full collection of a 5,000-node view takes ~0.5 s
             # of the GIL. Young cycles are collected first; the old view is freed by reference counting.
-            gc.collect(1)
-            gc.freeze()
+            heap.freeze(1)
 
     # ---- what requests read -----------------------------------------------------------------------
     def allocation_text(self) -> list[bytes]:

@@ -15,7 +15,6 @@ Why these settings:
 from __future__ import annotations
 
 import ctypes
-import gc
 import json
 import logging
 import math
@@ -32,6 +31,7 @@ from flask import Flask
 from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
 
 from vgpuctl.errors import RECURSION_LIMIT
+from vgpuctl.webhook import heap
 from vgpuctl.webhook.admission import flush_review_lines, write_review_lines_to
 from vgpuctl.webhook.app import create_app
 from vgpuctl.webhook.certs import self_signed_pair
@@ -248,8 +248,7 @@ def worker_app(app_factory: Any, log_level: str = "info") -> Flask:
     # Everything alive now (modules, the app, the device config) lives as long as the worker: move it
     # out of the collector's reach, so the garbage collections each review's allocations trigger stay
     # small instead of re-scanning the whole heap.
-    gc.collect()
-    gc.freeze()
+    heap.freeze()
     return app
 
 

@@ -50,7 +50,8 @@ def test_doctor_node_only_options_without_node(run: Any, flags: tuple[str, str])
     assert flags[0] in line and "--node" in line
 
 
-@pytest.mark.parametrize("flags", [("--context", "prod"), ("--kubeconfig", "/x"), ("--pre",)])
+@pytest.mark.parametrize("flags", [("--context", "prod"), ("--kubeconfig", "/x"), ("--pre",),
+                                   ("--scheduler-name", "volcano"), ("--privileged", "warning")])
 def test_doctor_cluster_only_options_with_node(run: Any, flags: tuple[str, ...]) -> None:
     line = one_line(run("doctor", "--node", *flags))
     assert flags[0] in line and "--node" in line

@@ -63,14 +63,14 @@ def doctor_command(
         help="Override the Volcano version read from the vc-scheduler image."),
     scheduler_name: list[str] = typer.Option([], "--scheduler-name", metavar="NAME",
                                              help="A Volcano scheduler name (repeatable; default: volcano)."),
-    privileged: PrivilegedPolicy = typer.Option(PrivilegedPolicy.ERROR, "--privileged",
-                                                help="Severity of VGP016 on existing pods."),
+    privileged: PrivilegedPolicy | None = typer.Option(None, "--privileged", show_default="error",
+                                                       help="Severity of VGP016 on existing pods (default: error)."),
     output: OutputFormat = output_option(),
     fail_on: FailOn = fail_on_option(),
 ) -> None:
     """Check GPU/NPU sharing end to end: versions, scheduler config, device config, plugins, nodes, pods."""
     _refuse_ignored_options(node, root=root, device_config=device_config, kubeconfig=kubeconfig, context=context,
-                            pre=pre)
+                            pre=pre, scheduler_name=bool(scheduler_name), privileged=privileged is not None)
     version = read_volcano_version(volcano_version)
     if node:
         report = _node_report(snapshot, device_config, root or "/", version)
@@ -91,7 +91,7 @@ def doctor_command(
             unreadable=unreadable,
             read_problems=tuple(loaded.problems),
             scheduler_names=tuple(scheduler_name) or spec.DEFAULT_SCHEDULER_NAMES,
-            privileged_severity=Severity(privileged.value),
+            privileged_severity=Severity((privileged or PrivilegedPolicy.ERROR).value),
             pre=pre,
         )
         _emit(report, output, expand, fail_on, quiet)
@@ -99,9 +99,11 @@ def doctor_command(
 
 def _refuse_ignored_options(node: bool, **given: str | bool | None) -> None:
     """An option the chosen mode never reads is a usage error, not silently ignored: `--root` and
-    `--device-config` belong to `--node`; `--kubeconfig`, `--context` and `--pre` to a cluster check.
+    `--device-config` belong to `--node`; `--kubeconfig`, `--context`, `--pre`, `--scheduler-name` and
+    `--privileged` (which judge the cluster's pods) to a cluster check.
     (`--snapshot` with `--kubeconfig`/`--context`: `load_cluster`.)"""
-    node_only, cluster_only = ("root", "device_config"), ("kubeconfig", "context", "pre")
+    node_only, cluster_only = ("root", "device_config"), ("kubeconfig", "context", "pre", "scheduler_name",
+                                                                  "privileged")
     unread = [name for name in (cluster_only if node else node_only) if given.get(name)]
     if unread:
         flags = " and ".join("--" + name.replace("_", "-") for name in unread)

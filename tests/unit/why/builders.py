@@ -8,8 +8,10 @@ import yaml
 
 from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.cluster.model import ClusterSnapshot
+from vgpuctl.core.why.model import NodeVerdict
+from vgpuctl.core.why.request import parse_pod
 from vgpuctl.core.why.scheduler_env import WhyEnv
-from vgpuctl.core.why.simulate import env_from_snapshot
+from vgpuctl.core.why.simulate import env_from_snapshot, simulate_node
 
 A100 = "NVIDIA-NVIDIA A100-PCIE-40GB"
 A100_GEOMETRY = {
@@ -93,3 +95,15 @@ def cluster(*objects: dict[str, Any], args: dict[str, Any] | None = None,
             device_config(config if config is not None else {"nvidia": NVIDIA})]
     snapshot = build_snapshot([*base, *objects])
     return snapshot, env_from_snapshot(snapshot)
+
+
+FAMILIES_CONFIG = {"nvidia": NVIDIA, "vnpus": [VNPU_910B3]}  # a device config naming every family's resources
+
+
+def verdict_on(target: dict[str, Any], *objects: dict[str, Any], args: dict[str, Any], node: str = "n1",
+               config: dict[str, Any] = FAMILIES_CONFIG) -> NodeVerdict:
+    """The device replay of pod `target` on `node` of a cluster of `objects` under deviceshare `args`."""
+    snapshot, env = cluster(*objects, args=args, config=config)
+    found = snapshot.node(node)
+    assert found is not None
+    return simulate_node(parse_pod(target, env), found, env)

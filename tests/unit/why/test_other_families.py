@@ -8,23 +8,17 @@ from typing import Any
 
 import pytest
 
-from tests.unit.why.builders import NVIDIA, VNPU_910B3, cluster, pod
-from vgpuctl.core.why.model import NodeVerdict, Reason
+from tests.unit.why.builders import FAMILIES_CONFIG, cluster, pod, verdict_on
+from vgpuctl.core.why.model import Reason
 from vgpuctl.core.why.request import parse_pod
-from vgpuctl.core.why.simulate import simulate_node
 
 SHARE = {"deviceshare.GPUSharingEnable": True}
 NUMBER = {"deviceshare.GPUNumberEnable": True}
 HAMI = {"deviceshare.AscendHAMiVNPUEnable": True}
 MIND = {"deviceshare.AscendMindClusterVNPUEnable": True}
-CONFIG = {"nvidia": NVIDIA, "vnpus": [VNPU_910B3]}
+CONFIG = FAMILIES_CONFIG
 
-
-def run(target: dict[str, Any], *objects: dict[str, Any], args: dict[str, Any], node: str = "n1") -> NodeVerdict:
-    snapshot, env = cluster(*objects, args=args, config=CONFIG)
-    found = snapshot.node(node)
-    assert found is not None
-    return simulate_node(parse_pod(target, env), found, env)
+run = verdict_on
 
 
 # ---- gpushare / gpu-number -------------------------------------------------------------------------

@@ -13,21 +13,26 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from tests.unit.why.builders import NVIDIA, VNPU_910B3, cluster, gpu, pod, vgpu_node, vgpu_pod
-from vgpuctl.core.why.model import NodeVerdict, Reason
+from tests.unit.why.builders import (
+    FAMILIES_CONFIG,
+    NVIDIA,
+    VNPU_910B3,
+    cluster,
+    gpu,
+    pod,
+    verdict_on,
+    vgpu_node,
+    vgpu_pod,
+)
+from vgpuctl.core.why.model import Reason
 from vgpuctl.core.why.request import parse_pod
 from vgpuctl.core.why.simulate import explain_in_snapshot, simulate_node
 
 SHARE = {"deviceshare.GPUSharingEnable": True}
 NUMBER = {"deviceshare.GPUNumberEnable": True}
-CONFIG = {"nvidia": NVIDIA, "vnpus": [VNPU_910B3]}
+CONFIG = FAMILIES_CONFIG
 
-
-def run(target: dict[str, Any], *objects: dict[str, Any], args: dict[str, Any], node: str = "n1") -> NodeVerdict:
-    snapshot, env = cluster(*objects, args=args, config=CONFIG)
-    found = snapshot.node(node)
-    assert found is not None
-    return simulate_node(parse_pod(target, env), found, env)
+run = verdict_on
 
 
 # ---- gpushare: the ledger (`device_info.go AddResource`, `share.go getUsedGPUMemory`) ---------------------------

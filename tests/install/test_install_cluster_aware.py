@@ -64,7 +64,10 @@ def test_install_cluster_aware_creates_every_object_valid_with_read_only_rbac(ku
     assert egress(kube) == [{"ports": [{"port": 443, "protocol": "TCP"}, {"port": 6443, "protocol": "TCP"}]}]
     # read-only: get/list/watch of nodes and pods, nothing else, for the webhook's own ServiceAccount
     role = obj(kube, *ROLE)
-    assert role["rules"] == [{"apiGroups": [""], "resources": ["nodes", "pods"], "verbs": ["get", "list", "watch"]}]
+    assert role["rules"] == [{"apiGroups": [""], "resources": ["nodes", "pods"], "verbs": ["get", "list", "watch"]},
+                             {"apiGroups": ["resource.k8s.io"],
+                              "resources": ["deviceclasses", "resourceclaims", "resourceclaimtemplates"],
+                              "verbs": ["get", "list", "watch"]}]
     binding = obj(kube, *BINDING)
     assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
                                   "name": "vgpuctl-webhook-cluster-reader"}

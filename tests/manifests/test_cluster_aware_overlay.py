@@ -48,14 +48,19 @@ def test_every_object_passes_strict_validation(version: str) -> None:
     assert len(overlay()) == len(base()) + 2
 
 
-def test_rbac_is_read_only_nodes_and_pods_for_the_webhook_account() -> None:
+def test_rbac_is_read_only_nodes_pods_and_dra_claims_for_the_webhook_account() -> None:
     role = one(overlay(), "ClusterRole")
     binding = one(overlay(), "ClusterRoleBinding")
     account = one(overlay(), "ServiceAccount")
-    (rule,) = role["rules"]
-    assert rule["apiGroups"] == [""]
-    assert sorted(rule["resources"]) == ["nodes", "pods"]
-    assert sorted(rule["verbs"]) == ["get", "list", "watch"]
+    core, dra = role["rules"]
+    assert core["apiGroups"] == [""]
+    assert sorted(core["resources"]) == ["nodes", "pods"]
+    # what vgpuctl.kube.dra_watch lists and watches, and nothing more (no ResourceSlices: no rule reads them)
+    from vgpuctl.kube.dra_watch import WATCHED
+    assert dra["apiGroups"] == ["resource.k8s.io"]
+    assert sorted(dra["resources"]) == sorted(kind for kind, _ in WATCHED)
+    for rule in (core, dra):
+        assert sorted(rule["verbs"]) == ["get", "list", "watch"]
     assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
                                   "name": role["metadata"]["name"]}
     assert binding["subjects"] == [{"kind": "ServiceAccount", "name": account["metadata"]["name"],

@@ -247,8 +247,8 @@ def install_command(
                                       "vgpuctl; its webhook configurations are applied once its pods are ready."),
     cluster_aware: bool = typer.Option(False, "--cluster-aware",
                                        help="With --webhook: deploy it from the cluster-aware overlay (it watches "
-                                            "nodes and pods through a read-only ClusterRole). Rerun without it to go "
-                                            "back."),
+                                            "nodes, pods and DRA claims through a read-only ClusterRole). Rerun "
+                                            "without it to go back."),
     webhook_image: str | None = typer.Option(None, "--webhook-image", metavar="IMAGE",
                                              help="With --webhook: the webhook's image (default: the packaged one)."),
     webhook_timeout: float = typer.Option(180.0, "--webhook-timeout", metavar="SECONDS", min=0,

@@ -41,8 +41,9 @@ idle keep-alive): connections that stall or flood cannot hold up the reviews.
 
 --cluster-aware: /validate also denies pods no node could hold even when empty (more GPUs,
 memory or NPU cores than any node has) and warns when no node has room right now; /readyz
-is not ready until nodes and pods are first listed. It needs get/list/watch on nodes and
-pods: deploy/overlays/cluster-aware.
+is not ready until nodes and pods are first listed. DeviceClasses, ResourceClaims and
+ResourceClaimTemplates are watched too (VGP020: a vGPU pod that also claims a GPU through DRA). It
+needs get/list/watch on all five: deploy/overlays/cluster-aware.
 """
 
 CERTS_EPILOG = """[bold]Examples[/bold]
@@ -141,7 +142,8 @@ def serve_command(
             raise UsageError(problem)
     if settings.cluster_aware:
         with cluster_errors():
-            settings = replace(settings, cluster_watch=_cluster_watch_factory(kubeconfig, context))
+            cluster_watch, dra_watch = _cluster_watch_factories(kubeconfig, context)
+            settings = replace(settings, cluster_watch=cluster_watch, dra_watch=dra_watch)
     if settings.device_config_path:
         from vgpuctl.sources import load_device_config
 
@@ -154,18 +156,24 @@ def serve_command(
     serve(settings, options, announce=lambda message: typer.echo(f"vgpuctl: {message}", err=True))
 
 
-def _cluster_watch_factory(kubeconfig: str | None, context: str | None) -> Callable[[Any], Any]:
+def _cluster_watch_factories(kubeconfig: str | None,
+                             context: str | None) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
     """Check now that a cluster configuration loads (a usage error or exit 3 at start, not a worker that
-    never gets ready), and return what starts the watch in each worker, with its own client."""
+    never gets ready), and return what starts the watches in each worker, each with its own client: nodes and
+    bound pods (`cluster_watch`), DeviceClasses, ResourceClaims and templates (`dra_watch`)."""
+    from vgpuctl.kube.dra_watch import dra_watch_factory
     from vgpuctl.kube.kubeconfig import load_api_client
     from vgpuctl.kube.watch import ClusterWatch
 
     load_api_client(kubeconfig, context).close()  # type: ignore[no-untyped-call]  # kubernetes is untyped
 
-    def start_watch(sink: Any) -> ClusterWatch:
-        return ClusterWatch(lambda: load_api_client(kubeconfig, context), sink)
+    def client() -> Any:
+        return load_api_client(kubeconfig, context)
 
-    return start_watch
+    def start_watch(sink: Any) -> ClusterWatch:
+        return ClusterWatch(client, sink)
+
+    return start_watch, dra_watch_factory(client)
 
 
 @guarded

@@ -154,7 +154,7 @@ class ClusterWatch:
             except Exception as exc:  # a watch thread must never die: report, back off, retry
                 if self._stop.is_set():
                     return
-                reason = _reason(exc)
+                reason = failure_reason(exc)
                 log.debug("watch of %s failed: %s", resource.kind, reason, exc_info=not isinstance(exc, ReadError))
                 self._sink.broken(resource.kind, reason)
                 self._stop.wait(delay)
@@ -290,7 +290,7 @@ def _abort(response: Any) -> None:
             continue
 
 
-def _reason(exc: BaseException) -> str:
+def failure_reason(exc: BaseException) -> str:
     if isinstance(exc, ReadError):
         return str(exc)
     return f"{type(exc).__name__}: {exc}"[:300]

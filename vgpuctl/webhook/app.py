@@ -31,6 +31,8 @@ def create_app(settings: Settings) -> Flask:
         # create_app runs in the serving process (gunicorn builds the app in each worker after the fork),
         # so the watch threads start where they are used.
         state.cluster.start(settings.cluster_watch)
+        if state.dra is not None:
+            state.dra.start(settings.dra_watch)
     _listener_guard(app)
     _admission_routes(app, Admission(state))
     _probe_routes(app, state)

@@ -44,6 +44,9 @@ class Settings:
     # passes one built on `vgpuctl.kube.watch` (the webhook package itself never imports the Kubernetes
     # client); tests pass one aimed at a local API server. None with `cluster_aware`: nothing ever syncs.
     cluster_watch: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
+    # What starts the watch of DeviceClasses, ResourceClaims and templates (VGP020), given the app's DRA state
+    # (`webhook.dra_state.DraState`); the CLI passes `vgpuctl.kube.dra_watch`'s. None: VGP020 is skipped.
+    dra_watch: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
 
     def with_tls(self, cert_file: str, key_file: str) -> Settings:
         return replace(self, cert_file=cert_file, key_file=key_file)

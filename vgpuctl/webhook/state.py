@@ -10,9 +10,10 @@ from typing import Any
 
 from vgpuctl.core.clusterview import ClusterView
 from vgpuctl.core.deviceconfig import DeviceConfig
-from vgpuctl.core.facts import BUILTIN_DEVICE_CONFIG_SUMMARY, ClusterFacts
+from vgpuctl.core.facts import BUILTIN_DEVICE_CONFIG_SUMMARY, ClusterFacts, DraFacts
 from vgpuctl.webhook.cluster_state import ClusterState
 from vgpuctl.webhook.config_watch import DeviceConfigWatcher
+from vgpuctl.webhook.dra_state import DraState
 from vgpuctl.webhook.metrics import WebhookMetrics
 from vgpuctl.webhook.settings import Settings
 from vgpuctl.webhook.tls import CertificateMonitor
@@ -30,6 +31,7 @@ class _FactsCache:
 class _ClusterFactsCache:
     view: ClusterView  # the view the facts came from
     base: ClusterFacts
+    dra: DraFacts | None
     facts: ClusterFacts
 
 
@@ -45,6 +47,7 @@ class WebhookState:
         self._facts = _FactsCache(None, self._make_facts(None))
         self._cluster_facts: _ClusterFactsCache | None = None
         self.cluster = self._cluster_state(settings)
+        self.dra = DraState(watch_errors=self.cluster.metrics.watch_errors) if self.cluster is not None else None
 
     def _device_config_watcher(self, settings: Settings) -> DeviceConfigWatcher | None:
         if not settings.device_config_path:
@@ -91,13 +94,21 @@ class WebhookState:
             return None
         view = published.view
         base = self.facts()
+        dra = self.dra.facts() if self.dra is not None else None
         cached = self._cluster_facts
-        if cached is None or cached.view is not view or cached.base is not base:
+        if cached is None or cached.view is not view or cached.base is not base or cached.dra is not dra:
             # The view was merged onto the base of its time; after a device-config reload (until the view
-            # is rebuilt) the node facts stay and the config is the current one. One facts value per pair,
-            # so its derived facts (largest GPU count, memories) are computed once, not per review.
-            facts = view.facts if view.base is base else replace(view.facts, device_config=base.device_config)
-            cached = self._cluster_facts = _ClusterFactsCache(view, base, facts)
+            # is rebuilt) the node facts stay and the config is the current one. The watched DRA objects
+            # (VGP020) join them; their facts value changes only when a class changes or a kind is re-listed
+            # (`DraState.facts`). One facts value per triple, so its derived facts (largest GPU count,
+            # memories) are computed once, not per review.
+            changes: dict[str, Any] = {}
+            if view.base is not base:
+                changes["device_config"] = base.device_config
+            if dra is not None:
+                changes["dra"] = dra
+            facts = replace(view.facts, **changes) if changes else view.facts
+            cached = self._cluster_facts = _ClusterFactsCache(view, base, dra, facts)
         return cached.facts, view
 
     def readiness(self) -> tuple[bool, dict[str, Any]]:
@@ -119,6 +130,8 @@ class WebhookState:
         if self.cluster is not None:
             ok, checks["clusterWatch"] = self.cluster.readiness()
             ready = ready and ok
+        if self.dra is not None:
+            checks["draWatch"] = self.dra.readiness()  # informational: VGP020 is skipped while it is missing
         self.metrics.ready.set(1 if ready else 0)
         return ready, checks
 

@@ -503,7 +503,7 @@ ENTRIES: tuple[CodeInfo, ...] = (
 
             Needs the ResourceSlices: skipped with the reason when the snapshot did not collect them
             (`vgpuctl snapshot save` does; with kubectl, add `resourceslices`) and in the cluster-aware
-            webhook, which watches nodes and pods only.
+            webhook, which watches no ResourceSlices (no admission rule reads them).
 
             Evidence: docs/stacks.md#dra, docs/stacks.md#what-is-not; kubernetes-sigs/dra-driver-nvidia-gpu
             `cmd/gpu-kubelet-plugin/deviceinfo.go`, `cmd/gpu-kubelet-plugin/mig.go`,

@@ -543,11 +543,12 @@ ENTRIES: tuple[CodeInfo, ...] = (
             device filter (deviceshare) run independently: the pod gets a DRA device through CDI and a
             deviceshare GPU in `volcano.sh/vgpu-ids-new`, two GPUs or one booked twice.
 
-            A claim's class is resolved only when known: the claim or template in the same `lint`
-            input or the snapshot (`lint --snapshot`, `doctor`), and its DeviceClass when collected. An
-            unknown class is not reported, nor a claim of another device (a NIC). The cluster-aware
-            webhook watches nodes and pods only, and a pod names claims and templates, never classes:
-            there the class cannot be told from the pod alone, so VGP020 is skipped, never guessed.
+            A pod names claims and templates, never classes, so a claim's class is resolved only when
+            its object is known: the claim or template in the same `lint` input, the snapshot (`lint
+            --snapshot`, `doctor`), or the cluster-aware webhook's watch of DeviceClasses,
+            ResourceClaims and ResourceClaimTemplates; and its DeviceClass when collected (else the
+            names GPU drivers' charts install). An unknown claim is not reported, nor a claim of another
+            device (a NIC): skipped, never guessed.
 
             Evidence: docs/stacks.md#pods-mixing-stacks; volcano-sh/volcano
             `pkg/scheduler/plugins/predicates/predicates.go` (v1.12.0 on),

@@ -24,10 +24,10 @@ from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.versions import Version, judges_readiness_by_taints
 from vgpuctl.core.why.anyfit import Outcome, build_index, first_fit, summarize
 from vgpuctl.core.why.model import Reason, WhyReport
-from vgpuctl.core.why.nodefit import node_usage, pod_resources
 from vgpuctl.core.why.request import parse_pod
 from vgpuctl.core.why.scheduler_env import WhyEnv
 from vgpuctl.core.why.simulate import env_from_snapshot, explain_in_snapshot
+from vgpuctl.core.why.usage import node_usage, pod_resources
 from vgpuctl.core.why.whatif import explain_what_if
 
 U0, U1 = (f"GPU-{i}{i}{i}{i}{i}{i}{i}{i}-0000-0000-0000-000000000000" for i in range(2))
@@ -157,13 +157,19 @@ def test_the_pods_on_a_node_are_summed_alike_however_many_share_a_shape() -> Non
             asking("sidecar", {"cpu": "1"}, init="Always"), asking("init-again", {"cpu": "1"}, init="Never"),
             asking("two", {"cpu": "1"}, {"memory": "1Gi"}), asking("two-again", {"cpu": "1"}, {"memory": "1Gi"}),
             asking("swapped", {"memory": "1Gi"}, {"cpu": "1"}), asking("none", {})]
+    # One container, read without `_request_shape`'s call: no resources, limits only, parts that are not maps.
+    for i, resources in enumerate(({"limits": {"cpu": "7"}}, None, [], {"requests": ["cpu"]}, {"requests": None},
+                                   {"requests": {"cpu": "2", "memory": 1}}, {"requests": {"cpu": "2", "memory": "1"}})):
+        one = pod(f"one-{i}", containers=[{"name": "c"} if resources is None else {"name": "c", "resources": resources}],
+                  node="n1", phase="Running")
+        pods += [one, one]
     usage = node_usage("n1", env_from_snapshot(snapshot(node("n1"), *pods)))
     expected: dict[str, int] = {}
     for p in pods:
         for name, amount in pod_resources(p["spec"]).items():
             expected[name] = expected.get(name, 0) + amount
     assert usage.used == expected and usage.pods == len(pods)
-    assert expected["cpu"] == 1500 + 1000 + 0 + 1000 + 3000 + 4000 + 3000 + 3 * 1000
+    assert expected["cpu"] == 1500 + 1000 + 0 + 1000 + 3000 + 4000 + 3000 + 3 * 1000 + 2 * (2000 + 2000)
     assert expected["pods"] == len(pods)
 
 

@@ -78,10 +78,10 @@ from vgpuctl.core.why.model import (
     Replica,
     WhyReport,
 )
-from vgpuctl.core.why.nodefit import PODS, with_default_requests
 from vgpuctl.core.why.request import PodRequest, parse_pod
 from vgpuctl.core.why.scheduler_env import WhyEnv
 from vgpuctl.core.why.simulate import explain, requested_families, simulate_node
+from vgpuctl.core.why.usage import PODS, with_default_requests
 
 MIN_SOURCE_JOB = "spec.minAvailable"
 MIN_SOURCE_SUM = "each task's minAvailable or replicas, summed (no spec.minAvailable)"
@@ -297,7 +297,7 @@ def score(node: NodeState, devices: Sequence[DeviceChoice], policy: str) -> floa
 def booked_pod(replica: Replica, node: NodeState, devices: Sequence[DeviceChoice], env: WhyEnv) -> dict[str, Any]:
     """The replica as Volcano leaves it once bound: on the node, with the allocation annotations it writes, and
     its requests as the API server stores them (defaulted from the limits), which the node's next pods find used
-    (`nodefit.node_usage`)."""
+    (`usage.node_usage`)."""
     pod = copy.deepcopy(with_default_requests(replica.pod))
     pod["spec"]["nodeName"] = node.name
     pod["status"] = {"phase": "Running"}
@@ -385,7 +385,7 @@ def gang_report(workload: Workload) -> GangReport:
 
 def best_effort(request: PodRequest) -> bool:
     """`Resource.IsEmpty()` of the pod's requests: no cpu, memory or scalar (`pods` aside; the device families'
-    ignored names are not in them, `nodefit.pod_resources`)."""
+    ignored names are not in them, `usage.pod_resources`)."""
     return not any(amount > 0 for name, amount in request.node.resources.items() if name != PODS)
 
 

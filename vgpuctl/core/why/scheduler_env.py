@@ -116,7 +116,7 @@ class WhyEnv:
     scheduler_cause: ClusterCause | None = None
     _by_key: dict[str, Mapping[str, Any]] | None = None
     _by_node: dict[str, list[Mapping[str, Any]]] | None = None
-    _usage: dict[str, Any] | None = None  # node → what its pods request (`nodefit.node_usage`), filled on use
+    _usage: dict[str, Any] | None = None  # node → what its pods request (`usage.node_usage`), filled on use
 
     @property
     def families(self) -> frozenset[Family]:

@@ -1,0 +1,346 @@
+"""What pods request and what the pods bound to a node use, in Volcano's units (docs/volcano.md#allocate-predicate).
+
+`pod_resources` is `api/pod_info.go GetPodResourceRequest` (the app containers' requests summed, each init
+container's — plus the restartable sidecars before it — as a maximum, the sidecars added, `pods: 1`, plus
+`spec.overhead`), read through `api/resource_info.go NewResource` (`add_resources`). `node_usage` is what a
+node's bound pods that are not Succeeded/Failed hold of its allocatable (`FutureIdle`), Releasing ones given
+back, with the pod count and the pods with required anti-affinity. The checks that compare a request with it are
+`nodefit.py`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Final
+
+from vgpuctl.core import spec
+from vgpuctl.core.cluster.build import books_devices
+from vgpuctl.core.podrules.context import quantity
+from vgpuctl.core.why.scheduler_env import WhyEnv
+
+CPU: Final = spec.RESOURCE_CPU
+MEMORY: Final = spec.RESOURCE_MEMORY
+PODS: Final = spec.RESOURCE_PODS
+EPHEMERAL: Final = spec.RESOURCE_EPHEMERAL_STORAGE
+
+
+def _m(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _l(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+@lru_cache(maxsize=8192)
+def _amount(text: str, milli: bool) -> int | None:
+    q = quantity(text)
+    if q is None:
+        return None
+    return q.milli_value_rounded_up() if milli else q.value_rounded_up()
+
+
+def is_scalar(name: str) -> bool:
+    """`v1helper.IsScalarResourceName` (extended, `*kubernetes.io/*`, hugepages, attachable volumes), less the
+    `count/` quota names `NewResource` skips."""
+    if name.startswith(("count/", "requests.")):
+        return False
+    return "/" in name or name.startswith(("hugepages-", "attachable-volumes-"))
+
+
+def add_resources(into: dict[str, int], values: Mapping[str, Any], ignored: frozenset[str] = frozenset()) -> None:
+    """`NewResource(values)` added into `into` (an unreadable quantity, which the API server refuses, counts 0)."""
+    for name, raw in values.items():
+        if not isinstance(name, str) or raw is None or isinstance(raw, bool):
+            continue
+        if name in (CPU, EPHEMERAL):
+            milli = True
+        elif name in (MEMORY, PODS):
+            milli = False
+        elif is_scalar(name) and name not in ignored:
+            milli = True
+        else:
+            continue
+        amount = _amount(raw if isinstance(raw, str) else str(raw), milli)
+        if amount is not None:
+            into[name] = into.get(name, 0) + amount
+
+
+def _max_into(into: dict[str, int], other: Mapping[str, int]) -> None:
+    """`SetMaxResource`: each resource the larger of the two (a name only `other` has is added)."""
+    for name, amount in other.items():
+        into[name] = max(into.get(name, amount), amount)
+
+
+def _requests(container: Mapping[str, Any], defaults: bool, defaulted: set[str] | None) -> Mapping[str, Any]:
+    resources = _m(container.get("resources"))
+    requests = _m(resources.get("requests"))
+    if not defaults:
+        return requests
+    limits = _m(resources.get("limits"))
+    missing = [k for k in limits if k not in requests]
+    if not missing:
+        return requests
+    if defaulted is not None:
+        defaulted.update(k for k in missing if isinstance(k, str))
+    return {**requests, **{k: limits[k] for k in missing}}  # `SetDefaults_Pod`: requests default to limits
+
+
+def pod_resources(pod_spec: Mapping[str, Any], ignored: frozenset[str] = frozenset(), *, defaults: bool = False,
+                  defaulted: set[str] | None = None) -> dict[str, int]:
+    """`GetPodResourceRequest` of a pod spec (see the module doc); `defaults`: the API server's request defaulting
+    first, with the names it filled added to `defaulted`."""
+    total: dict[str, int] = {}
+    for c in _l(pod_spec.get("containers")):
+        if isinstance(c, Mapping) and c.get("resources"):
+            add_resources(total, _requests(c, defaults, defaulted), ignored)
+    inits = _l(pod_spec.get("initContainers"))
+    if inits:
+        sidecars: dict[str, int] = {}
+        init_max: dict[str, int] = {}
+        for c in inits:
+            if not isinstance(c, Mapping):
+                continue
+            own: dict[str, int] = {}
+            add_resources(own, _requests(c, defaults, defaulted), ignored)
+            if c.get("restartPolicy") == "Always":  # a sidecar: runs alongside everything after it
+                add_resources(total, _requests(c, defaults, None), ignored)
+                for k, v in own.items():
+                    sidecars[k] = sidecars.get(k, 0) + v
+                step = dict(sidecars)
+            else:
+                step = dict(own)
+                for k, v in sidecars.items():
+                    step[k] = step.get(k, 0) + v
+            _max_into(init_max, step)
+        _max_into(total, init_max)
+    total[PODS] = total.get(PODS, 0) + 1
+    overhead = _m(pod_spec.get("overhead"))
+    if overhead:
+        add_resources(total, overhead, ignored)
+    return total
+
+
+def with_default_requests(pod: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of `pod` whose containers' (and init containers') unset requests are their limits, as the API
+    server's `SetDefaults_Pod` stores a pod: what a replica the gang what-if books on a node requests there."""
+    out = dict(pod)
+    pod_spec = dict(_m(pod.get("spec")))
+    for kind in ("containers", "initContainers"):
+        containers = []
+        for c in _l(pod_spec.get(kind)):
+            if isinstance(c, Mapping) and _m(c.get("resources")).get("limits"):
+                resources = dict(_m(c.get("resources")))
+                resources["requests"] = dict(_requests(c, True, None))
+                c = {**c, "resources": resources}
+            containers.append(c)
+        if kind in pod_spec:
+            pod_spec[kind] = containers
+    out["spec"] = pod_spec
+    return out
+
+
+# ---- what the pods on a node use ----------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class NodeUsage:
+    used: Mapping[str, int]  # the requests of the pods counted in FutureIdle (not Releasing)
+    pods: int  # pods on the node, Releasing ones included (the predicates plugin's pod count)
+    releasing: int
+    anti_affinity: int  # pods with required pod anti-affinity (InterPodAffinity checks them against a new pod)
+
+
+class _Tally:
+    """A node's `NodeUsage` while its pods are added (`add`, or inlined in `_every_node`)."""
+
+    __slots__ = ("anti", "count", "releasing", "shapes", "used")
+
+    def __init__(self) -> None:
+        self.used: dict[str, int] = {PODS: 0}
+        self.count = self.releasing = self.anti = 0
+        self.shapes: dict[int, int] = {}  # shape id (`_every_node`) → pods of that shape, not yet in `used`
+
+    def add(self, pod: Mapping[str, Any], pod_spec: Mapping[str, Any]) -> None:
+        """`pod` (bound here, not Succeeded/Failed) into the tally."""
+        self.count += 1
+        if pod_spec.get("affinity") and _anti_affinity(pod_spec):
+            self.anti += 1
+        meta = pod.get("metadata")
+        if isinstance(meta, dict) and meta.get("deletionTimestamp") is not None and _releasing(meta, pod):
+            self.releasing += 1
+        elif _requests_something(pod_spec):
+            for name, amount in pod_resources(pod_spec).items():
+                self.used[name] = self.used.get(name, 0) + amount
+        else:
+            self.used[PODS] += 1
+
+    def usage(self) -> NodeUsage:
+        return NodeUsage(self.used, self.count, self.releasing, self.anti)
+
+
+def _releasing(meta: Mapping[str, Any], pod: Mapping[str, Any]) -> bool:
+    """A pod with a deletionTimestamp while Running or Pending (`getTaskStatus`): not Succeeded/Failed here."""
+    return not books_devices(meta, pod.get("status"))
+
+
+def _requests_something(pod_spec: Mapping[str, Any]) -> bool:
+    """Whether a full `pod_resources` is needed: most pods (DaemonSets, best effort) request nothing."""
+    if pod_spec.get("initContainers") or pod_spec.get("overhead"):
+        return True
+    for c in _l(pod_spec.get("containers")):
+        resources = c.get("resources") if isinstance(c, dict) else None
+        if resources and isinstance(resources, dict) and resources.get("requests"):
+            return True
+    return False
+
+
+def _anti_affinity(pod_spec: Mapping[str, Any]) -> bool:
+    anti = _m(_m(pod_spec.get("affinity")).get("podAntiAffinity"))
+    return bool(_l(anti.get("requiredDuringSchedulingIgnoredDuringExecution")))
+
+
+def _request_shape(pod_spec: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What `pod_resources(pod_spec)` depends on for a pod without overhead: its containers' `requests` items, in
+    order, and its init containers' with their `restartPolicy` — None for any other pod, one whose parts are not
+    JSON objects, or a quantity that is not a string (`1`, `1.0` and `True` are equal keys but not equal
+    requests): such a pod is summed on its own. Plain dicts only, read without `_m`/`_l`: this runs for every
+    pod of the cluster (benchmarks/why_scale.py)."""
+    if pod_spec.get("overhead"):
+        return None
+    containers = pod_spec.get("containers")
+    if type(containers) is not list:
+        return None
+    shape = _containers_shape(containers, False)
+    inits = pod_spec.get("initContainers")
+    if not inits or shape is None:
+        return shape
+    init_shape = _containers_shape(inits, True) if type(inits) is list else None
+    return None if init_shape is None else ("init", shape, init_shape)  # no container's shape is a string
+
+
+def _containers_shape(containers: list[Any], init: bool) -> tuple[Any, ...] | None:
+    shape: list[tuple[Any, ...]] = []
+    for c in containers:
+        if type(c) is not dict:
+            return None
+        resources = c.get("resources")
+        requests = resources.get("requests") if type(resources) is dict else None
+        if requests is None:
+            if resources is not None and type(resources) is not dict:
+                return None
+            items: tuple[Any, ...] = ()
+        elif type(requests) is not dict:
+            return None
+        else:
+            for value in requests.values():
+                if type(value) is not str:
+                    return None
+            items = tuple(requests.items())
+        shape.append((c.get("restartPolicy") == "Always", items) if init else items)
+    return tuple(shape)
+
+
+_NOTHING: Final = NodeUsage({}, 0, 0, 0)
+
+
+def node_usage(node: str, env: WhyEnv) -> NodeUsage:
+    """What the pods bound to `node` use (every pod `env` knows there), memoized on `env`.
+
+    An env whose `pods_on` is the base index over `env.pods` gets every node's usage in one pass over its pods
+    the first time (`why` asks for every node: benchmarks/why_scale.py); one with its own look-ups (the webhook's)
+    or a node dropped from the memo (a gang booking, `WhyEnv.with_bound`) is tallied from `pods_on`."""
+    memo = env._usage
+    if memo is None:
+        memo = env._usage = {}
+        if type(env).pods_on is WhyEnv.pods_on:
+            memo.update(_every_node(env.pods))
+            memo[_ALL] = True
+    found = memo.get(node)
+    if isinstance(found, NodeUsage):
+        return found
+    if memo.get(_ALL) and node not in memo:
+        return _NOTHING
+    tally = _Tally()
+    for pod in env.pods_on(node):
+        tally.add(pod, _m(pod.get("spec")))
+    usage = memo[node] = tally.usage()
+    return usage
+
+
+_NO_REQUESTS: Final[tuple[Any, ...]] = ((),)  # `_request_shape` of a pod whose one container requests nothing
+
+
+def _every_node(pods: Iterable[Mapping[str, Any]]) -> dict[str, NodeUsage]:
+    """`_Tally.add` of every bound pod that is not Succeeded/Failed, inlined: every pod of the cluster passes here
+    once (benchmarks/why_scale.py).
+
+    The replicas of a workload ask alike: a pod's requests are read once per shape (`_request_shape`; for the
+    usual pod, one container and no init containers, computed here without a call) and a node's pods counted per
+    shape id, summed at the end (three quarters of a fleet's pods ask cpu and memory, the rest often nothing)."""
+    tallies: dict[str, _Tally] = {}
+    shape_ids: dict[tuple[Any, ...], int] = {}
+    shapes: list[dict[str, int]] = []  # shape id → `pod_resources` of a pod of that shape
+    done = spec.DONE_POD_PHASES
+    for pod in pods:
+        pod_spec = pod.get("spec")
+        if not isinstance(pod_spec, dict):
+            continue
+        name = pod_spec.get("nodeName")
+        if not name or not isinstance(name, str):
+            continue
+        status = pod.get("status")
+        if isinstance(status, dict) and status.get("phase") in done:
+            continue
+        tally = tallies.get(name)
+        if tally is None:
+            tally = tallies[name] = _Tally()
+        tally.count += 1
+        if pod_spec.get("affinity") and _anti_affinity(pod_spec):
+            tally.anti += 1
+        meta = pod.get("metadata")
+        if isinstance(meta, dict) and meta.get("deletionTimestamp") is not None and _releasing(meta, pod):
+            tally.releasing += 1
+            continue
+        containers = pod_spec.get("containers")
+        key: tuple[Any, ...] | None = None
+        if (type(containers) is list and len(containers) == 1 and not pod_spec.get("initContainers")
+                and not pod_spec.get("overhead")):  # `_request_shape`, for one container
+            c = containers[0]
+            if type(c) is dict:
+                resources = c.get("resources")
+                if resources is None:
+                    key = _NO_REQUESTS
+                elif type(resources) is dict:
+                    requests = resources.get("requests")
+                    if requests is None:
+                        key = _NO_REQUESTS
+                    elif type(requests) is dict:
+                        key = (tuple(requests.items()),)
+                        for value in requests.values():
+                            if type(value) is not str:
+                                key = None
+                                break
+        else:
+            key = _request_shape(pod_spec)
+        if key is None:
+            used = tally.used
+            for resource, amount in pod_resources(pod_spec).items():
+                used[resource] = used.get(resource, 0) + amount
+            continue
+        shape = shape_ids.get(key)
+        if shape is None:
+            shape = shape_ids[key] = len(shapes)
+            shapes.append(pod_resources(pod_spec))
+        counted = tally.shapes
+        counted[shape] = counted.get(shape, 0) + 1
+    for tally in tallies.values():
+        used = tally.used
+        for shape, times in tally.shapes.items():
+            for resource, amount in shapes[shape].items():
+                used[resource] = used.get(resource, 0) + amount * times
+    return {name: t.usage() for name, t in tallies.items()}
+
+
+_ALL: Final = "\x00every node"  # the memo holds every node with pods (no node has this name)

@@ -231,3 +231,30 @@ def test_without_a_dra_watch_the_readiness_says_so(api: FakeApi) -> None:
                                                  "resourceclaimtemplates": 0}}
     finally:
         app.extensions["vgpuctl"].cluster.stop()
+
+
+def test_webhook_serve_watches_dra_in_the_worker(api: FakeApi, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`vgpuctl webhook serve --cluster-aware` for real: the CLI's watch factories start the DRA watch in the
+    gunicorn worker, and /validate denies a vGPU pod whose template asks a GPU."""
+    from tests.kube.conftest import write_kubeconfig
+    from tests.webhook.conftest import admission_review
+    from tests.webhook.live import LiveServer
+    from tests.webhook.test_server import make_certs
+
+    dra = DraApi(api, "v1beta2")
+    dra.templates.put(template("one-gpu", "mig.nvidia.com"))
+    make_certs(tmp_path / "tls")
+    monkeypatch.setenv("KUBECONFIG", write_kubeconfig(tmp_path / "kubeconfig", {"fake": api.url}, "fake"))
+    live = LiveServer(tmp_path / "tls", tmp_path / "server.log", "--device-config", str(DEVICE_CONFIG),
+                      "--cluster-aware")
+    try:
+        def denied() -> bool:
+            status, body = live.connection().post_json("/validate", admission_review(BY_TEMPLATE))
+            return status == 200 and "[VGP020]" in body["response"].get("status", {}).get("message", "")
+
+        wait_for(denied, SYNC, "the worker to judge the watched template")
+    finally:
+        live.stop()
+    log = live.log()
+    assert "Traceback" not in log, log
+    assert "resource.k8s.io/v1beta2" in log

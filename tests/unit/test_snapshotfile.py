@@ -177,6 +177,8 @@ def test_save_failure_is_a_usage_error_and_leaves_no_file(tmp_path: Path) -> Non
         ("- just\n- strings\n", r"item 1 of the document is a string, expected a Kubernetes object"),
         ("apiVersion: v1\nkind: List\nitems:\n- {metadata: {name: x}}\n",
          r"item 1 of the List in the document has no kind \(found a mapping with keys metadata\)"),
+        ("apiVersion: v1\nkind: List\nitems:\n- {kind: Node, metadata: {name: n}}\n- {kind: Secret}\n- [x]\n",
+         r"item 3 of the List in the document is a list, expected a Kubernetes object"),
         ("kind: Node\n---\n42\n", r"document 2 is a number, expected a Kubernetes List"),
     ],
 )

@@ -112,3 +112,52 @@ def test_merge_cluster_options_need_a_cluster_input(run: Any) -> None:
     conflict = run("geometry", "merge", "--vgpu", "cluster:kube-system/x", "--vnpu", vnpu, "--snapshot", str(HEALTHY),
                    "--kubeconfig", "/x")
     assert conflict.exit_code == 2 and "--kubeconfig chooses a live cluster" in conflict.stderr
+
+
+@pytest.mark.parametrize("command", [["validate"], ["show"], ["export", "-o", "json"]])
+def test_validate_show_and_export_read_a_configmap_from_a_snapshot(run: Any, tmp_path: Path,
+                                                                   command: list[str]) -> None:
+    """Each answers for `cluster:NS/NAME --snapshot` exactly what it answers for the ConfigMap written to a file
+    (the source named aside)."""
+    snapshot = yaml.safe_load(HEALTHY.read_text())
+    stored = next(o for o in snapshot["items"] if o["kind"] == "ConfigMap"
+                  and o["metadata"]["name"] == "volcano-vgpu-device-config")
+    extracted = tmp_path / "vgpu.yaml"
+    extracted.write_text(yaml.safe_dump(stored))
+    ref = "cluster:kube-system/volcano-vgpu-device-config"
+    json_out = [] if "-o" in command else ["-o", "json"]
+    offline = run("geometry", command[0], ref, *command[1:], *json_out, "--snapshot", str(HEALTHY))
+    from_file = run("geometry", command[0], str(extracted), *command[1:], *json_out)
+    assert offline.exit_code == from_file.exit_code, offline.stderr
+    assert offline.exit_code in (0, 1) and offline.stdout
+    assert offline.stdout.replace(ref, "SRC") == from_file.stdout.replace(str(extracted), "SRC")
+
+
+def test_explain_reads_its_config_from_a_snapshot(run: Any, tmp_path: Path) -> None:
+    stored = next(o for o in yaml.safe_load(HEALTHY.read_text())["items"] if o["kind"] == "ConfigMap"
+                  and o["metadata"]["name"] == "volcano-vgpu-device-config")
+    extracted = tmp_path / "vgpu.yaml"
+    extracted.write_text(yaml.safe_dump(stored))
+    ask = ["geometry", "explain", "--model", "NVIDIA A100-SXM4-40GB", "--memory", "3000", "-o", "json"]
+    ref = "cluster:kube-system/volcano-vgpu-device-config"
+    offline = run(*ask, "--config", ref, "--snapshot", str(HEALTHY))
+    from_file = run(*ask, "--config", str(extracted))
+    assert offline.exit_code == from_file.exit_code == 0, offline.stderr
+    assert offline.json()["config"] == ref
+    assert {**offline.json(), "config": None} == {**from_file.json(), "config": None}
+    assert offline.json()["fits"] is True
+
+
+@pytest.mark.parametrize("command", [
+    ["geometry", "validate", str(EXAMPLES / "volcano-vgpu-device-config.yaml")],
+    ["geometry", "show", str(EXAMPLES / "volcano-vgpu-device-config.yaml")],
+    ["geometry", "export", str(EXAMPLES / "volcano-vgpu-device-config.yaml")],
+    ["geometry", "explain", "--chip", "Ascend310P", "--memory", "3000"],
+])
+def test_cluster_options_without_a_cluster_input_are_refused(run: Any, command: list[str]) -> None:
+    result = run(*command, "--snapshot", str(HEALTHY))
+    assert result.exit_code == 2 and "no input is one" in result.stderr and result.stdout == ""
+    both = run(*command[:2], "cluster:kube-system/x", "--snapshot", str(HEALTHY), "--context", "c") \
+        if command[1] != "explain" else run(*command, "--config", "cluster:kube-system/x", "--snapshot", str(HEALTHY),
+                                            "--context", "c")
+    assert both.exit_code == 2 and "--context chooses a live cluster" in both.stderr

@@ -34,3 +34,20 @@ def test_a_missing_configmap_is_one_line_and_exit_3(cluster: FakeCluster, tmp_pa
     result = CliRunner().invoke(app, ["geometry", "show", "cluster:kube-system/nope"], env={"KUBECONFIG": config})
     assert result.exit_code == 3
     assert "configmap kube-system/nope" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_show_and_export_take_kubeconfig_and_context_options(cluster: FakeCluster, tmp_path: Path) -> None:
+    """No $KUBECONFIG: --kubeconfig and --context say where cluster:NS/NAME is read, as for merge."""
+    body = {k: v for k, v in yaml.safe_load(VGPU_CM.read_text()).items() if k not in ("apiVersion", "kind")}
+    cluster.route(PATH, lambda _r: Response(orjson.dumps(body), content_type="application/json"))
+    config = write_kubeconfig(tmp_path / "config", {"other": "http://127.0.0.1:9", "fake": cluster.url},
+                              current="other")
+    ref = "cluster:kube-system/volcano-vgpu-device-config"
+    env = {"KUBECONFIG": str(tmp_path / "nowhere")}
+    live = ["--kubeconfig", config, "--context", "fake"]
+    shown = CliRunner().invoke(app, ["geometry", "show", ref, "-o", "json", *live], env=env)
+    assert shown.exit_code == 0, shown.stderr
+    assert orjson.loads(shown.stdout)["source"] == ref
+    exported = CliRunner().invoke(app, ["geometry", "export", ref, *live], env=env)
+    assert exported.exit_code == 0 and yaml.safe_load(exported.stdout)["kind"] == "ConfigMap"
+    assert len(cluster.requests(PATH)) == 2

@@ -63,6 +63,8 @@ EPILOG = f"""[bold]Examples[/bold]
   vgpuctl geometry explain --model "NVIDIA A100-SXM4-40GB" --memory 3000 --config merged.yaml
   vgpuctl geometry explain --chip Ascend310P --memory 3000
   kubectl get cm -n kube-system volcano-vgpu-device-config -o yaml | vgpuctl geometry export -
+  vgpuctl geometry show cluster:kube-system/volcano-vgpu-device-config       # live (kubeconfig)
+  vgpuctl geometry validate cluster:kube-system/volcano-vgpu-device-config --snapshot cluster.json
 
 Each input is read {INPUT_LIMIT.help()}.
 A document its anchors and aliases expand excessively, or nested over {MAX_DEPTH} levels, is unreadable (VGM002).
@@ -99,6 +101,7 @@ class Cluster:
 
 
 LIVE = Cluster()
+SNAPSHOT_HELP = "Read cluster:NS/NAME from this snapshot file, not the cluster."
 
 
 def _read_cluster_configmap(ref: str, cluster: Cluster = LIVE) -> str:
@@ -131,9 +134,17 @@ def _snapshot_configmap(path: str, namespace: str, name: str) -> dict[str, Any]:
     raise UsageError(f"--snapshot {path}: no ConfigMap {namespace}/{name} (it holds {', '.join(held) or 'none'})")
 
 
-def read_sources(path: str) -> list[DeviceConfigSource]:
+def cluster_of(paths: list[str], snapshot: str | None, kubeconfig: str | None, context: str | None) -> Cluster:
+    """Where the `cluster:NS/NAME` inputs among `paths` are read; a usage error for cluster options with none."""
+    refuse_live_options_with_snapshot(snapshot, kubeconfig, context)
+    if not any(path.startswith("cluster:") for path in paths) and (snapshot or kubeconfig or context):
+        raise UsageError("--snapshot, --kubeconfig and --context say where cluster:NS/NAME is read; no input is one")
+    return Cluster(snapshot, kubeconfig, context)
+
+
+def read_sources(path: str, cluster: Cluster = LIVE) -> list[DeviceConfigSource]:
     """Every device config in FILE, `-` or `cluster:NS/NAME` (`sources.read_device_configs`)."""
-    text = _read_cluster_configmap(path) if path.startswith("cluster:") else None
+    text = _read_cluster_configmap(path, cluster) if path.startswith("cluster:") else None
     return read_device_configs(path, text)
 
 
@@ -162,10 +173,14 @@ def validate_command(
     volcano_version: str | None = volcano_version_option(help=VERSION_HELP),
     output: OutputFormat = output_option(),
     fail_on: FailOnAny = fail_on_option(default=FailOnAny.ERROR),
+    snapshot: str | None = snapshot_option(help=SNAPSHOT_HELP),
+    kubeconfig: str | None = kubeconfig_option(),
+    context: str | None = context_option(),
 ) -> None:
     """Report every VGM finding the device config itself shows (VGM001–VGM011), with JSON paths and lines."""
+    cluster = cluster_of(files, snapshot, kubeconfig, context)
     version, assumed = _version(volcano_version)
-    sources = [src for path in files for src in read_sources(path)]
+    sources = [src for path in files for src in read_sources(path, cluster)]
     findings = [f for src in sources for f in validate_source(src, version=version)]
     report = GeometryReport(version, assumed, [s.source for s in sources], sort_findings(findings))
     if assumed:
@@ -184,9 +199,12 @@ def show_command(
     file: str = typer.Argument(..., metavar="FILE", help=f"ConfigMap manifest or payload, or - for stdin; "
                                f"{INPUT_LIMIT.help()}."),
     output: OutputFormat = output_option(),
+    snapshot: str | None = snapshot_option(help=SNAPSHOT_HELP),
+    kubeconfig: str | None = kubeconfig_option(),
+    context: str | None = context_option(),
 ) -> None:
     """Table the config as Volcano reads it: models → groups → instances, chips → templates."""
-    src = read_one(file)
+    src = read_one(file, "FILE", cluster_of([file], snapshot, kubeconfig, context))
     config = _model(src)
     out = stdout()
     if output is OutputFormat.TABLE:
@@ -204,9 +222,12 @@ def export_command(
                                f"{INPUT_LIMIT.help()}."),
     volcano_version: str | None = volcano_version_option(help="Rewrite vnpus in the form this Volcano version reads."),
     output: DocumentFormat = output_option(DocumentFormat.YAML),
+    snapshot: str | None = snapshot_option(help=SNAPSHOT_HELP),
+    kubeconfig: str | None = kubeconfig_option(),
+    context: str | None = context_option(),
 ) -> None:
     """Print the normalised document (same wrapper as the input): what Volcano reads, in upstream key order."""
-    src = read_one(file)
+    src = read_one(file, "FILE", cluster_of([file], snapshot, kubeconfig, context))
     config = _model(src)
     form = form_for(_version(volcano_version)[0]) if volcano_version else None
     dropped = [f for f in validate_source(src) if f.finding.code == "VGM009"]
@@ -231,6 +252,9 @@ def explain_command(
     config_file: str | None = typer.Option(None, "--config", metavar="FILE",
                                            help="Device ConfigMap or payload (default: Volcano's built-in defaults)."),
     output: OutputFormat = output_option(),
+    snapshot: str | None = snapshot_option(help="Read --config cluster:NS/NAME from this snapshot file."),
+    kubeconfig: str | None = kubeconfig_option(),
+    context: str | None = context_option(),
 ) -> None:
     """Say which MIG slice or vNPU template a request gets and why; exit 1 when Volcano never places it
     (or, for an Ascend request over memoryCapacity, places it on the smallest template instead)."""
@@ -238,8 +262,9 @@ def explain_command(
         raise UsageError("give exactly one of --model (MIG) or --chip (Ascend vNPU)")
     if model is not None and count != 1:
         raise UsageError("--count applies to --chip only (the MIG request is per GPU)")
+    cluster = cluster_of([config_file] if config_file else [], snapshot, kubeconfig, context)
     if config_file:
-        config, label = _model(read_one(config_file, "--config")), config_file
+        config, label = _model(read_one(config_file, "--config", cluster)), config_file
     else:
         config, label = default_device_config(), "Volcano's built-in defaults (no --config)"
         make_console(stderr()).print("note: no --config: using Volcano's built-in defaults (no MIG geometries, "
@@ -267,17 +292,14 @@ def merge_command(
                                   help="Namespace of the merged ConfigMap."),
     prefer: Prefer | None = typer.Option(None, "--prefer", help="Which input wins a conflict (still reported)."),
     output: DocumentFormat = output_option(DocumentFormat.YAML),
-    snapshot: str | None = snapshot_option(help="Read cluster:NS/NAME from this snapshot file, not the cluster."),
+    snapshot: str | None = snapshot_option(help=SNAPSHOT_HELP),
     kubeconfig: str | None = kubeconfig_option(),
     context: str | None = context_option(),
 ) -> None:
     """Merge the vGPU and vNPU device configs into the one ConfigMap Volcano reads; stdout is the ConfigMap."""
     if vgpu == "-" and vnpu == "-":
         raise UsageError("only one of --vgpu and --vnpu can read stdin (-)")
-    refuse_live_options_with_snapshot(snapshot, kubeconfig, context)
-    cluster = Cluster(snapshot, kubeconfig, context)
-    if not any(path.startswith("cluster:") for path in (vgpu, vnpu)) and (snapshot or kubeconfig or context):
-        raise UsageError("--snapshot, --kubeconfig and --context say where cluster:NS/NAME is read; no input is one")
+    cluster = cluster_of([vgpu, vnpu], snapshot, kubeconfig, context)
     version, assumed = _version(volcano_version)
     sources = {flag: read_one(path, flag, cluster) for flag, path in (("--vgpu", vgpu), ("--vnpu", vnpu))}
     read_errors: list[LocatedFinding] = [f for src in sources.values() if src.error is not None

@@ -140,3 +140,15 @@ def test_the_pods_asking_for_devices_are_those_a_walk_finds_and_the_build_indexe
         assert [p for p, _ in index.annotated] == [p for p, _ in lazy.pod_index.annotated]
         assert index.running(lambda image: True) == lazy.pod_index.running(lambda image: True)
         assert index.in_namespaces(["ns"]) == lazy.pod_index.in_namespaces(["ns"])
+
+
+def test_every_annotation_usage_is_booked_from_lies_in_a_device_namespace() -> None:
+    """The build asks `allocation_annotated` only of pods the index found `device_annotated` (issue 26): a booked
+    annotation outside the device namespaces would go unbooked in `nodes` and `doctor`."""
+    from vgpuctl.core.cluster.glance import BOOKED_ANNOTATIONS, allocation_annotated
+    from vgpuctl.core.codecs.ascend_pod import allocated_annotation
+
+    names = [*BOOKED_ANNOTATIONS, allocated_annotation("Ascend910B"), allocated_annotation("Ascend310P")]
+    for name in names:
+        assert allocation_annotated({name: "x"}) and device_annotated({name: "x"}), name
+    assert not allocation_annotated({"example.com/vgpu-ids-new": "x"})

@@ -143,11 +143,13 @@ def build_snapshot(
         kind = obj.get("kind")
         if kind == "Pod":
             meta, pod_spec, status = obj.get("metadata"), obj.get("spec"), obj.get("status")
-            if index is not None:
-                index.add(len(pods), obj, meta, pod_spec)
+            # The index has glanced at the annotations' names: a pod without one in a device namespace is not
+            # looked at again (every booked annotation is in one: `glance.BOOKED_ANNOTATIONS`).
+            device_annotated = index.add(len(pods), obj, meta, pod_spec) if index is not None else True
             pods.append(obj)
-            if (isinstance(meta, dict) and (annotations := meta.get("annotations")) and isinstance(annotations, dict)
-                    and allocation_annotated(annotations) and isinstance(pod_spec, dict)
+            if (device_annotated and isinstance(meta, dict) and (annotations := meta.get("annotations"))
+                    and isinstance(annotations, dict) and allocation_annotated(annotations)
+                    and isinstance(pod_spec, dict)
                     and isinstance(node_name := pod_spec.get("nodeName"), str)
                     and books_devices(meta, status, releasing_free)):
                 bound.setdefault(node_name, []).append(obj)

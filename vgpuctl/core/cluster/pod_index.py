@@ -22,7 +22,6 @@ from vgpuctl.core.cluster.glance import CORE_RESOURCES, beyond_core, device_anno
 
 _DEVICE_ANNOTATIONS = frozenset(spec.DEVICE_POD_ANNOTATIONS)
 _DEVICE_LABELS = frozenset(spec.DEVICE_POD_LABELS)
-_OTHER_CONTAINER_KINDS = ("initContainers", "ephemeralContainers")
 
 
 class PodIndex:
@@ -46,17 +45,20 @@ class PodIndex:
         for i, pod in enumerate(pods):
             self.add(i, pod, pod.get("metadata"), pod.get("spec"))
 
-    def add(self, position: int, pod: Mapping[str, Any], meta: Any, pod_spec: Any) -> None:
-        """Index `pod` (its `metadata` and `spec` as the caller read them), at `position` in `pods`.
+    def add(self, position: int, pod: Mapping[str, Any], meta: Any, pod_spec: Any) -> bool:
+        """Index `pod` (its `metadata` and `spec` as the caller read them), at `position` in `pods`; whether it has
+        an annotation in a device namespace (`glance.device_annotated`: the build asks no more of a pod without).
 
         Most pods ask no device and carry no device annotation: of those only the namespace and the container
-        images are indexed, each resource map costs a glance (`glance.beyond_core`) and the annotations one
-        look at their names (`glance.device_annotated`): `add` was the largest item in a profile of `nodes` on
-        a fleet of real-looking pods (benchmarks/nodes_scale.py)."""
+        images are indexed, each resource map costs a glance (`glance.beyond_core`, inlined for the app
+        containers) and the annotations one look at their names (`glance.device_annotated`): `add` was the
+        largest item in a profile of `nodes` on a fleet of real-looking pods (benchmarks/nodes_scale.py)."""
+        annotated = False
         if isinstance(meta, dict):
             annotations = meta.get("annotations")
             device_marked = False
             if annotations and isinstance(annotations, dict) and device_annotated(annotations):
+                annotated = True
                 self.annotated.append((pod, annotations))
                 device_marked = not _DEVICE_ANNOTATIONS.isdisjoint(annotations)
             labels = meta.get("labels")
@@ -70,17 +72,35 @@ class PodIndex:
                 else:
                     at.append(position)
         if not isinstance(pod_spec, dict):
-            return
+            return annotated
         if pod_spec.get("resourceClaims"):
             self._claiming.append(position)
         containers = pod_spec.get("containers")
-        if containers and isinstance(containers, list):
-            self._add_containers(self._by_image, containers, position)
-        for kind in _OTHER_CONTAINER_KINDS:  # rare: looked up, seldom walked
-            containers = pod_spec.get(kind)
-            if containers and isinstance(containers, list):
-                self._add_containers(self._by_init_image if kind == "initContainers" else None, containers,
-                                     position)
+        if containers and isinstance(containers, list):  # `_add_containers`, inlined (benchmarks/nodes_scale.py)
+            images = self._by_image
+            for c in containers:
+                if not isinstance(c, dict):
+                    continue
+                image = c.get("image")
+                if isinstance(image, str):
+                    at = images.get(image)
+                    if at is None:
+                        images[image] = [position]
+                    elif at[-1] != position:  # two containers of one pod with the same image: the pod once
+                        at.append(position)
+                resources = c.get("resources")
+                if resources and isinstance(resources, dict):
+                    limits, requests = resources.get("limits"), resources.get("requests")
+                    if ((isinstance(limits, dict) and not CORE_RESOURCES.issuperset(limits))
+                            or (isinstance(requests, dict) and not CORE_RESOURCES.issuperset(requests))):
+                        self._add_resources(limits, requests, position)  # cpu and memory only: nothing to index
+        inits = pod_spec.get("initContainers")  # rare: looked up, seldom walked
+        if inits and isinstance(inits, list):
+            self._add_containers(self._by_init_image, inits, position)
+        ephemeral = pod_spec.get("ephemeralContainers")
+        if ephemeral and isinstance(ephemeral, list):
+            self._add_containers(None, ephemeral, position)
+        return annotated
 
     def _add_containers(self, images: dict[str, list[int]] | None, containers: list[Any], position: int) -> None:
         for c in containers:

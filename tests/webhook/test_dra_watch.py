@@ -8,21 +8,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import orjson
 import pytest
 from flask.testing import FlaskClient
-from pytest_httpserver import HTTPServer
 from werkzeug import Response
 
-from tests.kube.conftest import FakeCluster, client_for
+from tests.kube.conftest import client_for
+from tests.webhook import test_cluster_aware as aware
 from tests.webhook.conftest import DEVICE_CONFIG
 from tests.webhook.fake_watch_api import FakeApi, WatchableList
 from tests.webhook.live import wait_for
-from tests.webhook.test_cluster_aware import FAST, SYNC, seed, validate, wait_synced
+from tests.webhook.test_cluster_aware import FAST, SYNC, validate, wait_synced
 from vgpuctl.kube.dra_watch import DraWatch
-from vgpuctl.kube.watch import ClusterWatch
 from vgpuctl.webhook.app import create_app
 from vgpuctl.webhook.settings import Settings
 
@@ -89,18 +89,12 @@ def dra_check(client: FlaskClient) -> dict[str, Any]:
     return check
 
 
-@pytest.fixture
-def api(httpserver: HTTPServer) -> Iterator[FakeApi]:
-    fake = FakeApi(FakeCluster(httpserver))
-    seed(fake)
-    yield fake
-    fake.close()
+api = aware.api  # the local API server with test_cluster_aware's nodes and pods (a fixture)
 
 
 def settings_for(api: FakeApi, **extra: Any) -> Settings:
-    return Settings(device_config_path=str(DEVICE_CONFIG), config_check_interval=0, cluster_aware=True,
-                    cluster_watch=lambda sink: ClusterWatch(lambda: client_for(api.url), sink, options=FAST),
-                    dra_watch=lambda sink: DraWatch(lambda: client_for(api.url), sink, options=FAST, **extra))
+    return replace(aware.aware_settings(api),
+                   dra_watch=lambda sink: DraWatch(lambda: client_for(api.url), sink, options=FAST, **extra))
 
 
 @pytest.fixture
@@ -220,9 +214,7 @@ def test_forbidden_device_classes_break_one_watch_not_the_webhook(api: FakeApi, 
 
 
 def test_without_a_dra_watch_the_readiness_says_so(api: FakeApi) -> None:
-    settings = Settings(device_config_path=str(DEVICE_CONFIG), config_check_interval=0, cluster_aware=True,
-                        cluster_watch=lambda sink: ClusterWatch(lambda: client_for(api.url), sink, options=FAST))
-    app = create_app(settings)
+    app = create_app(aware.aware_settings(api))
     try:
         client = app.test_client()
         wait_synced(client)

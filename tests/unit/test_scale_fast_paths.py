@@ -65,7 +65,12 @@ def test_the_pod_index_selects_what_a_walk_over_all_pods_selects() -> None:
         _pod("e", namespace="kube-system", images=("reg/plugin:v1",)),
         {"kind": "Pod", "metadata": {"name": "f", "namespace": "ns"}, "spec": {"containers": {"image": "x"}}},
     ]
-    index = build_snapshot(pods).pod_index
+    for index in (build_snapshot(pods).pod_index, build_snapshot(pods, index_pods=True).pod_index,
+                  build_snapshot(pods, index_pods=True, index_device_asks=False).pod_index):
+        _selects_as_walked(index)
+
+
+def _selects_as_walked(index: Any) -> None:
     names = lambda found: [p["metadata"]["name"] for p in found]  # noqa: E731
     # the pods with an annotation in a device namespace, with all their annotations
     assert [(p["metadata"]["name"], a) for p, a in index.annotated] == [
@@ -134,8 +139,15 @@ def test_the_pods_asking_for_devices_are_those_a_walk_finds_and_the_build_indexe
     assert walked == ["vgpu", "custom", "npu", "twice", "annotated", "labelled"]
     lazy, built = build_snapshot(pods), build_snapshot(pods, index_pods=True)
     assert built.pod_index_at_build is not None and lazy.pod_index_at_build is None
-    for snapshot in (lazy, built):
+    # `nodes`' index: the device asks are indexed on first use, in a pass of their own
+    deferred = build_snapshot([*pods, {"kind": "Pod", "metadata": {"name": "claims"},
+                                       "spec": {"resourceClaims": [{"name": "gpu"}]}}],
+                              index_pods=True, index_device_asks=False)
+    assert [p["metadata"]["name"] for p in deferred.pod_index.claiming()] == ["claims"]
+    assert not built.pod_index.claiming()
+    for snapshot in (lazy, built, deferred):
         index = snapshot.pod_index
+        assert index is snapshot.pod_index_at_build or snapshot is lazy
         assert [p["metadata"]["name"] for p in index.asking_for_devices(is_device)] == walked
         assert [p for p, _ in index.annotated] == [p for p, _ in lazy.pod_index.annotated]
         assert index.running(lambda image: True) == lazy.pod_index.running(lambda image: True)

@@ -31,9 +31,10 @@ class LoadedCluster:
 
 
 def load_cluster(snapshot_path: str | None, kubeconfig: str | None, context: str | None, *,
-                 volcano_version: Version | None = None, index_pods: bool = False) -> LoadedCluster:
+                 volcano_version: Version | None = None, index_pods: bool = False,
+                 index_device_asks: bool = True) -> LoadedCluster:
     """The cluster from a snapshot file or the API server; `index_pods` for a command whose checks read
-    `ClusterSnapshot.pod_index` (built in the same pass, see `build_snapshot`)."""
+    `ClusterSnapshot.pod_index` (built in the same pass, `index_device_asks` all of it: see `build_snapshot`)."""
     # A large cluster is millions of small objects: the cycle collector stays off while they are made.
     from vgpuctl.snapshotfile import gc_paused
 
@@ -44,7 +45,7 @@ def load_cluster(snapshot_path: str | None, kubeconfig: str | None, context: str
         with gc_paused():
             data = load_snapshot(snapshot_path)
             snapshot = build_snapshot(data.objects, data.server_version, volcano_version=volcano_version,
-                                  kinds=data.kinds, index_pods=index_pods)
+                                  kinds=data.kinds, index_pods=index_pods, index_device_asks=index_device_asks)
         return LoadedCluster(snapshot, "snapshot", [])
     from vgpuctl.kube.reader import read_cluster
 
@@ -57,7 +58,7 @@ def load_cluster(snapshot_path: str | None, kubeconfig: str | None, context: str
                 progress.done()
         data = read.data
         snapshot = build_snapshot(data.objects, data.server_version, volcano_version=volcano_version,
-                                  kinds=data.kinds, index_pods=index_pods)
+                                  kinds=data.kinds, index_pods=index_pods, index_device_asks=index_device_asks)
     return LoadedCluster(snapshot, "live", read.problems)
 
 

@@ -117,12 +117,15 @@ def build_snapshot(
     device_config: DeviceConfig | None = None,
     kinds: frozenset[str] | None = None,
     index_pods: bool = False,
+    index_device_asks: bool = True,
 ) -> ClusterSnapshot:
     """The model of `objects`. The device config is the one the scheduler ConfigMap among them names,
     unless `device_config` is given (the cluster-aware webhook has its own and no ConfigMaps). `kinds` are
     the kinds the snapshot listed, when known: RuntimeClasses, and each of the DRA kinds, count as collected
     when it names them or any is present. `index_pods` builds `ClusterSnapshot.pod_index` in the same pass over
-    the pods (for the commands that read it: otherwise it is made on first use, in a pass of its own)."""
+    the pods (for the commands that read it: otherwise it is made on first use, in a pass of its own); without
+    `index_device_asks` what only `asking_for_devices` and `claiming` read is left to their first use
+    (`PodIndex`'s `device_asks`: `nodes` never asks)."""
     nodes: list[Mapping[str, Any]] = []
     pods: list[Mapping[str, Any]] = []
     configmaps: dict[tuple[str, str], Mapping[str, Any]] = {}
@@ -136,7 +139,7 @@ def build_snapshot(
     bound: dict[str, list[Mapping[str, Any]]] = {}
     # Read as the given Volcano reads them; unknown: as the newest does.
     releasing_free = volcano_version is None or releasing_pods_book_no_device(volcano_version)
-    index = PodIndex(pods) if index_pods else None
+    index = PodIndex(pods, device_asks=index_device_asks) if index_pods else None
     for obj in objects:
         if not isinstance(obj, dict):
             continue

@@ -22,15 +22,22 @@ from vgpuctl.core.cluster.glance import CORE_RESOURCES, beyond_core, device_anno
 
 _DEVICE_ANNOTATIONS = frozenset(spec.DEVICE_POD_ANNOTATIONS)
 _DEVICE_LABELS = frozenset(spec.DEVICE_POD_LABELS)
+_OTHER_CONTAINER_KINDS = ("initContainers", "ephemeralContainers")
+_CONTAINER_KINDS = ("containers", *_OTHER_CONTAINER_KINDS)
 
 
 class PodIndex:
-    __slots__ = ("_by_image", "_by_init_image", "_by_namespace", "_by_resource", "_claiming", "_device_marked",
-                 "annotated", "pods")
+    __slots__ = ("_asks_indexed", "_by_image", "_by_init_image", "_by_namespace", "_by_resource", "_claiming",
+                 "_device_marked", "annotated", "pods")
 
-    def __init__(self, pods: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, pods: Sequence[Mapping[str, Any]], *, device_asks: bool = True) -> None:
         """The index of `pods`; `build_snapshot` hands it the list it is filling and `add`s each pod as it
-        meets it, so a command that needs the index walks the pods once (benchmarks/doctor_scale.py)."""
+        meets it, so a command that needs the index walks the pods once (benchmarks/doctor_scale.py).
+
+        Without `device_asks` what `asking_for_devices` and `claiming` select on (the resource names, the device
+        labels, the claims) is left out of that pass and indexed in a pass of its own the first time either is
+        asked: `nodes` never asks, and the resource maps of 150,000 pods were a third of the index
+        (benchmarks/nodes_scale.py)."""
         self.pods = pods
         # (pod, its annotations) for every pod with an annotation in a device namespace, in snapshot order
         self.annotated: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = []
@@ -42,6 +49,7 @@ class PodIndex:
         self._by_resource: dict[str, list[int]] = {}
         self._device_marked: list[int] = []  # positions of the pods with a device annotation or label
         self._claiming: list[int] = []  # positions of the pods with DRA `spec.resourceClaims`
+        self._asks_indexed = device_asks  # whether `add` fills the three above (else: on first use)
         for i, pod in enumerate(pods):
             self.add(i, pod, pod.get("metadata"), pod.get("spec"))
 
@@ -50,20 +58,15 @@ class PodIndex:
         an annotation in a device namespace (`glance.device_annotated`: the build asks no more of a pod without).
 
         Most pods ask no device and carry no device annotation: of those only the namespace and the container
-        images are indexed, each resource map costs a glance (`glance.beyond_core`, inlined for the app
-        containers) and the annotations one look at their names (`glance.device_annotated`): `add` was the
-        largest item in a profile of `nodes` on a fleet of real-looking pods (benchmarks/nodes_scale.py)."""
+        images are indexed, each resource map costs a glance (`glance.beyond_core`) and the annotations one
+        look at their names (`glance.device_annotated`): `add` was the largest item in a profile of `nodes` on
+        a fleet of real-looking pods (benchmarks/nodes_scale.py)."""
         annotated = False
         if isinstance(meta, dict):
             annotations = meta.get("annotations")
-            device_marked = False
             if annotations and isinstance(annotations, dict) and device_annotated(annotations):
                 annotated = True
                 self.annotated.append((pod, annotations))
-                device_marked = not _DEVICE_ANNOTATIONS.isdisjoint(annotations)
-            labels = meta.get("labels")
-            if device_marked or (labels and isinstance(labels, dict) and not _DEVICE_LABELS.isdisjoint(labels)):
-                self._device_marked.append(position)
             namespace = meta.get("namespace")
             if isinstance(namespace, str):
                 at = self._by_namespace.get(namespace)
@@ -71,53 +74,76 @@ class PodIndex:
                     self._by_namespace[namespace] = [position]
                 else:
                     at.append(position)
-        if not isinstance(pod_spec, dict):
-            return annotated
-        if pod_spec.get("resourceClaims"):
-            self._claiming.append(position)
-        containers = pod_spec.get("containers")
-        if containers and isinstance(containers, list):  # `_add_containers`, inlined (benchmarks/nodes_scale.py)
-            images = self._by_image
-            for c in containers:
-                if not isinstance(c, dict):
-                    continue
-                image = c.get("image")
-                if isinstance(image, str):
-                    at = images.get(image)
-                    if at is None:
-                        images[image] = [position]
-                    elif at[-1] != position:  # two containers of one pod with the same image: the pod once
-                        at.append(position)
-                resources = c.get("resources")
-                if resources and isinstance(resources, dict):
-                    limits, requests = resources.get("limits"), resources.get("requests")
-                    if ((isinstance(limits, dict) and not CORE_RESOURCES.issuperset(limits))
-                            or (isinstance(requests, dict) and not CORE_RESOURCES.issuperset(requests))):
-                        self._add_resources(limits, requests, position)  # cpu and memory only: nothing to index
-        inits = pod_spec.get("initContainers")  # rare: looked up, seldom walked
-        if inits and isinstance(inits, list):
-            self._add_containers(self._by_init_image, inits, position)
-        ephemeral = pod_spec.get("ephemeralContainers")
-        if ephemeral and isinstance(ephemeral, list):
-            self._add_containers(None, ephemeral, position)
+        asks = self._asks_indexed
+        if isinstance(pod_spec, dict):
+            containers = pod_spec.get("containers")
+            if containers and isinstance(containers, list):  # inlined (benchmarks/nodes_scale.py, doctor_scale.py)
+                images = self._by_image
+                for c in containers:
+                    if not isinstance(c, dict):
+                        continue
+                    image = c.get("image")
+                    if isinstance(image, str):
+                        at = images.get(image)
+                        if at is None:
+                            images[image] = [position]
+                        elif at[-1] != position:  # two containers of one pod with the same image: the pod once
+                            at.append(position)
+                    if asks and (resources := c.get("resources")) and isinstance(resources, dict):
+                        limits, requests = resources.get("limits"), resources.get("requests")
+                        if beyond_core(limits) or beyond_core(requests):  # cpu and memory only: nothing to index
+                            self._add_resources(limits, requests, position)
+            inits = pod_spec.get("initContainers")  # rare: looked up, seldom walked
+            if inits and isinstance(inits, list):
+                self._add_images(self._by_init_image, inits, position)
+        if asks:
+            self._add_asks(position, meta, pod_spec, annotated, _OTHER_CONTAINER_KINDS)
         return annotated
 
-    def _add_containers(self, images: dict[str, list[int]] | None, containers: list[Any], position: int) -> None:
+    @staticmethod
+    def _add_images(images: dict[str, list[int]], containers: list[Any], position: int) -> None:
         for c in containers:
-            if not isinstance(c, dict):
-                continue
-            image = c.get("image")
-            if images is not None and isinstance(image, str):
+            image = c.get("image") if isinstance(c, dict) else None
+            if isinstance(image, str):
                 at = images.get(image)
                 if at is None:
                     images[image] = [position]
-                elif at[-1] != position:  # two containers of one pod with the same image: the pod once
+                elif at[-1] != position:
                     at.append(position)
-            resources = c.get("resources")
-            if resources and isinstance(resources, dict):
-                limits, requests = resources.get("limits"), resources.get("requests")
-                if beyond_core(limits) or beyond_core(requests):  # cpu and memory only: nothing to index
-                    self._add_resources(limits, requests, position)
+
+    def _add_asks(self, position: int, meta: Any, pod_spec: Any, annotated: bool,
+                  kinds: tuple[str, ...] = _CONTAINER_KINDS) -> None:
+        """What `asking_for_devices` and `claiming` select on, of the pod at `position` (the resources of its
+        containers of these `kinds`); `annotated`: whether it has an annotation in a device namespace."""
+        if isinstance(meta, dict):
+            labels = meta.get("labels")
+            if ((annotated and not _DEVICE_ANNOTATIONS.isdisjoint(meta["annotations"]))
+                    or (labels and isinstance(labels, dict) and not _DEVICE_LABELS.isdisjoint(labels))):
+                self._device_marked.append(position)
+        if not isinstance(pod_spec, dict):
+            return
+        if pod_spec.get("resourceClaims"):
+            self._claiming.append(position)
+        for kind in kinds:
+            containers = pod_spec.get(kind)
+            if containers and isinstance(containers, list):
+                for c in containers:
+                    resources = c.get("resources") if isinstance(c, dict) else None
+                    if resources and isinstance(resources, dict):
+                        limits, requests = resources.get("limits"), resources.get("requests")
+                        if beyond_core(limits) or beyond_core(requests):  # cpu and memory only: nothing to index
+                            self._add_resources(limits, requests, position)
+
+    def _asks(self) -> None:
+        """Index what `asking_for_devices` and `claiming` select on, if `add` left it out."""
+        if self._asks_indexed:
+            return
+        self._asks_indexed = True
+        for i, pod in enumerate(self.pods):
+            meta = pod.get("metadata")
+            annotations = meta.get("annotations") if isinstance(meta, dict) else None
+            annotated = bool(annotations) and isinstance(annotations, dict) and device_annotated(annotations)
+            self._add_asks(i, meta, pod.get("spec"), annotated)
 
     def _add_resources(self, limits: Any, requests: Any, position: int) -> None:
         by_resource = self._by_resource
@@ -144,11 +170,13 @@ class PodIndex:
         resource is named like a `glance.CORE_RESOURCES` one), or with a
         device annotation or label (`spec.DEVICE_POD_ANNOTATIONS`, `spec.DEVICE_POD_LABELS`), in snapshot
         order."""
+        self._asks()
         positions = [i for name, at in self._by_resource.items() if is_device(name) for i in at]
         return self._at(positions + self._device_marked)
 
     def claiming(self) -> list[Mapping[str, Any]]:
         """The pods with DRA `spec.resourceClaims`, in snapshot order."""
+        self._asks()
         return self._at(self._claiming)
 
     def _at(self, positions: list[int]) -> list[Mapping[str, Any]]:

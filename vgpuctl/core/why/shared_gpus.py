@@ -14,8 +14,6 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from vgpuctl.core.cluster.model import ClusterSnapshot
-from vgpuctl.core.doctor import judge_nodes
-from vgpuctl.core.doctor.checks.stacks import STACK_CODES
 from vgpuctl.core.findings import Finding, by_severity
 from vgpuctl.core.versions import Version
 from vgpuctl.core.why.model import GangReport, Placement, WhyReport
@@ -29,6 +27,11 @@ def stack_findings(snapshot: ClusterSnapshot, nodes: Iterable[str], *, now: date
     wanted = frozenset(nodes)
     if not wanted:
         return {}
+    # The doctor and its checks are imported only when some node fits: a third of `why`'s start-up otherwise
+    # (benchmarks/why_scale.py).
+    from vgpuctl.core.doctor import judge_nodes
+    from vgpuctl.core.doctor.checks.stacks import STACK_CODES
+
     scope = replace(snapshot, nodes=[n for n in snapshot.nodes if n.name in wanted])
     verdicts = judge_nodes(scope, now=now or _EPOCH, volcano_version=volcano_version, codes=STACK_CODES)
     found = {name: tuple(by_severity(f for f in findings if f.code in STACK_CODES))

@@ -61,6 +61,10 @@ MAX_DEVICES_PER_NODE = 1024
 # The mode strings, read once: an enum's `.value` per GPU was measurable on 40,000 GPUs (nodes_scale.py).
 _MIG: Final = spec.VgpuMode.MIG.value
 _HAMI_CORE: Final = spec.VgpuMode.HAMI_CORE.value
+_VGPU: Final = spec.Family.VGPU
+_GPUSHARE: Final = spec.Family.GPUSHARE
+_ASCEND_HAMI: Final = spec.Family.ASCEND_HAMI
+_MINDCLUSTER: Final = spec.Family.ASCEND_MINDCLUSTER
 
 # A register annotation entry as the device plugin writes it: `<uuid>,<count>,<devmem>,<type>,<health>,<mode>:`,
 # six fields, a non-empty UUID, integers (ASCII digits, at most 18), a Go bool. With positive integers, an NVIDIA
@@ -338,8 +342,9 @@ def fast_register(value: Any) -> list[tuple[str, int, int, str, bool, str]] | No
             return None
         uuid, count, memory, type_, health, mode = fields
         healthy = go_parse_bool(health)
-        if (not uuid or uuid in seen or healthy is None or "NVIDIA" not in type_
-                or not _digits(count) or not _digits(memory)):
+        if (not uuid or uuid in seen or healthy is None or "NVIDIA" not in type_  # ASCII digits, at most 18
+                or not (count.isascii() and count.isdigit() and len(count) <= _MAX_DIGITS)
+                or not (memory.isascii() and memory.isdigit() and len(memory) <= _MAX_DIGITS)):
             return None
         split, devmem = int(count), int(memory)
         if split <= 0 or devmem <= 0:
@@ -347,10 +352,6 @@ def fast_register(value: Any) -> list[tuple[str, int, int, str, bool, str]] | No
         seen.add(uuid)
         entries.append((uuid, split, devmem, type_, healthy, _MIG if mode == _MIG else _HAMI_CORE))
     return entries
-
-
-def _digits(text: str) -> bool:
-    return text.isascii() and text.isdigit() and len(text) <= _MAX_DIGITS
 
 
 def _gpushare(node: NodeState) -> None:
@@ -414,13 +415,22 @@ def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], booking: Book
     `decodeMIGID` and books nothing of it — and a pod once per GPU, its first entry naming that GPU (`PodMap`
     holds the pod after it); in hami-core mode the same unless `booking.once_per_gpu` is off (1.13, 1.14)."""
     factor, skips_bad_ids, slices = booking.factor, booking.skips_bad_ids, booking.slices
-    vgpus = {d.id: d for d in node.devices if d.family is spec.Family.VGPU}
+    vgpus: dict[str, DeviceState] = {}
+    cards: dict[int, DeviceState] = {}
+    npus: dict[str, DeviceState] = {}
+    chips: dict[int, DeviceState] | None = {} if spec.Family.ASCEND_MINDCLUSTER in node.families else None
+    for d in node.devices:  # one pass, not one per family (benchmarks/nodes_scale.py)
+        family = d.family
+        if family is _VGPU:  # a repeated id or index: the last one, as a dict display keeps it
+            vgpus[d.id] = d
+        elif family is _GPUSHARE:
+            cards[d.index] = d
+        elif family is _ASCEND_HAMI:
+            npus[d.id] = d
+        elif family is _MINDCLUSTER and chips is not None:
+            chips[d.index] = d
     mig_node = bool(vgpus) and volcano_mig_mode(node.devices, booking.nvidia)
     once = booking.once_per_gpu or mig_node
-    cards = {d.index: d for d in node.devices if d.family is spec.Family.GPUSHARE}
-    npus = {d.id: d for d in node.devices if d.family is spec.Family.ASCEND_HAMI}
-    chips = ({d.index: d for d in node.devices if d.family is spec.Family.ASCEND_MINDCLUSTER}
-             if spec.Family.ASCEND_MINDCLUSTER in node.families else None)
     for pod in pods:
         meta = pod["metadata"]  # the build binds only pods with annotations to their node
         annotations = meta["annotations"]

@@ -444,6 +444,26 @@ def test_vgx003_a_pod_with_containers_of_the_wrong_type_does_not_stop_the_review
         ("VGL001", "pod/ml/train/spec"), ("VGP005", "pod/ml/train/container/main")]
 
 
+def test_vgx003_pods_whose_values_cannot_be_a_key_are_reviewed_each_on_its_own() -> None:
+    """An annotation the rules read holding a list, or a limit holding a map (a hand-written snapshot), makes no
+    shape key: each such pod is reviewed alone, as a pod with a key is, and the check does not fail."""
+    listed = [vgpu_pod("ml", f"listed-{i}", memory="3Gi") for i in range(2)]
+    for obj in listed:
+        obj["metadata"].setdefault("annotations", {})[spec.ANN_VGPU_MODE] = ["mig"]
+    mapped = vgpu_pod("ml", "mapped", memory="3Gi")
+    mapped["spec"]["containers"][0]["resources"]["limits"]["volcano.sh/vgpu-cores"] = {"n": 1}
+    report = run(*healthy_vgpu(*listed, mapped))
+    result = by_id(report, "workloads.pod-rules")
+    assert "internal error" not in result.reason
+    expected = []
+    for obj in (*listed, mapped):
+        name = obj["metadata"]["name"]
+        expected += [(f.code, f"pod/ml/{name}/{f.subject}" if f.subject else f"pod/ml/{name}")
+                     for f in review(obj, existing=True).findings if f.severity is not Severity.INFO]
+    assert sorted((f.code, f.subject) for f in result.findings) == sorted(expected)
+    assert {"VGP005"} <= {code for code, _ in expected}
+
+
 def test_vgx003_existing_pods_are_not_defaulted() -> None:
     memory_only = pod("ml", "mem", node="gpu-1", containers=[
         {"name": "main", "resources": {"limits": {"volcano.sh/vgpu-memory": "1024"}}}])

@@ -232,10 +232,11 @@ def compact_facts(facts: ClusterFacts) -> ClusterFacts:
 
 
 def _shape(pod: Mapping[str, Any], meta: Mapping[str, Any]) -> Hashable | None:
-    """What the pod rules read of an existing pod, as a hashable key; None when it cannot be one."""
+    """What the pod rules read of an existing pod, as a key; None when it cannot be one. The key may hold an
+    unhashable value where a string belongs: the look-up that hashes it says so (`pod_rules`)."""
     try:
         return _shape_key(pod, meta)
-    except TypeError:  # unhashable values where strings belong: review the pod on its own
+    except TypeError:  # an unhashable annotation name: review the pod on its own
         return None
 
 
@@ -270,12 +271,15 @@ def _shape_key(pod: Mapping[str, Any], meta: Mapping[str, Any]) -> Hashable | No
     annotations, labels = as_map(meta.get("annotations")), as_map(meta.get("labels"))
     by_value, ignored = _annotation_names(tuple(annotations))
     claims = pod_spec.get("resourceClaims")
+    # No comprehension where the usual pod has nothing to list, and no hash here: the look-up hashes the key once
+    # (benchmarks/doctor_scale.py: 40,000 vGPU pods).
     key = (pod.get("kind"), tuple(containers), pod_spec.get("schedulerName"), bool(pod_spec.get("nodeName")),
-           bool(pod_spec.get("runtimeClassName")), by_value, tuple([annotations[k] for k in by_value]),
-           tuple([bool(annotations.get(k)) for k in _PRESENCE_KEYS]), bool(annotations),
-           tuple([(k, v) for k, v in labels.items() if k in SHAPE_LABELS]) if labels else (), ignored,
+           bool(pod_spec.get("runtimeClassName")), by_value,
+           tuple([annotations[k] for k in by_value]) if by_value else (),
+           tuple(map(bool, map(annotations.get, _PRESENCE_KEYS))), bool(annotations),
+           tuple([(k, v) for k, v in labels.items() if k in SHAPE_LABELS])
+           if labels and not SHAPE_LABELS.isdisjoint(labels) else (), ignored,
            _claims_key(claims, meta) if claims else None)
-    hash(key)
     return key
 
 
@@ -314,7 +318,10 @@ def pod_rules(ctx: DoctorContext) -> Iterator[Finding]:
         if isinstance(status, dict) and status.get("phase") in done:
             continue
         key = _shape(pod, meta)
-        findings = verdicts.get(key) if key is not None else None
+        try:
+            findings = verdicts.get(key) if key is not None else None
+        except TypeError:  # unhashable values where strings belong: review the pod on its own
+            key = findings = None
         if findings is None:
             annotations = as_map(meta.get("annotations"))
             facts = ctx.facts if any(k in annotations for k in _UUID_FILTERS) else compact

@@ -160,8 +160,8 @@ def test_the_pods_on_a_node_are_summed_alike_however_many_share_a_shape() -> Non
     # One container, read without `_request_shape`'s call: no resources, limits only, parts that are not maps.
     for i, resources in enumerate(({"limits": {"cpu": "7"}}, None, [], {"requests": ["cpu"]}, {"requests": None},
                                    {"requests": {"cpu": "2", "memory": 1}}, {"requests": {"cpu": "2", "memory": "1"}})):
-        one = pod(f"one-{i}", containers=[{"name": "c"} if resources is None else {"name": "c", "resources": resources}],
-                  node="n1", phase="Running")
+        container = {"name": "c"} if resources is None else {"name": "c", "resources": resources}
+        one = pod(f"one-{i}", containers=[container], node="n1", phase="Running")
         pods += [one, one]
     usage = node_usage("n1", env_from_snapshot(snapshot(node("n1"), *pods)))
     expected: dict[str, int] = {}

@@ -19,39 +19,84 @@ list bytes are printed too: the junk is real (`--junk 2000 --junk-kib 256` serve
 from __future__ import annotations
 
 import argparse
+import bisect
+import contextlib
+import itertools
 import json
 import os
 import random
 import re
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+import orjson
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.snapshot_gen import GPUS_PER_NODE, node, pod  # noqa: E402
 
-LISTENING = re.compile(r"Listening at: https://127\.0\.0\.1:(\d+)")
+LISTENING = re.compile(r"Listening at: https://127\.0\.0\.1:(\d+),https://127\.0\.0\.1:(\d+)")  # admission, metrics
+
+
+class _Resource:
+    """One watchable list: its objects serialised once (key → JSON without apiVersion/kind, as kube-apiserver
+    lists them), and the events since the start, each one line of a watch stream."""
+
+    def __init__(self, kind: str, api_version: str, objects: list[dict[str, Any]]) -> None:
+        self.kind = kind  # of an item: "Node", "Pod"
+        self.api_version = api_version
+        self.objects: dict[str, bytes] = {}
+        for obj in objects:
+            self.objects[_key(obj)] = _item(obj)
+        self.events: list[tuple[int, bytes]] = []  # (resourceVersion, the event's line)
+        self.gone_before = 0  # a watch from a version below this is answered 410 Gone (an ERROR event)
+        self.expired = 0  # bumped by `FakeApi.expire`: the open watches end with an ERROR 410
+        self.lists = 0  # lists started (first pages)
+        self.lists_done = 0  # lists whose last page was served
+        self.pages = 0
+        self.watches = 0
+        self.first_list: float | None = None  # time.monotonic() of the first page asked for
+        self.snapshots: dict[str, tuple[list[bytes], int]] = {}  # a paginated list is one snapshot
+
+
+def _key(obj: dict[str, Any]) -> str:
+    meta = obj["metadata"]
+    return f"{meta.get('namespace', '')}/{meta['name']}"
+
+
+def _item(obj: dict[str, Any]) -> bytes:
+    return orjson.dumps({k: v for k, v in obj.items() if k not in ("apiVersion", "kind")})
 
 
 class FakeApi:
-    """Serves `/api/v1/nodes` and `/api/v1/pods`: paginated lists, and watches that send nothing."""
+    """Serves `/api/v1/nodes` and `/api/v1/pods` as kube-apiserver does, on plain HTTP: paginated lists (one
+    snapshot per list), and watches that stream every change made with `put`/`delete` after the version they
+    start from, as chunked newline-delimited JSON. `expire` compacts: open watches get an ERROR 410 event and
+    a watch from an older version gets one at once, so the client lists again. Other paths: empty lists
+    and idle watches (the DRA kinds)."""
 
     def __init__(self, nodes: list[dict[str, Any]], pods: list[dict[str, Any]]) -> None:
-        # Each item serialised once; a page is joined per request, `limit` items from the `continue` offset.
-        self.items = {"/api/v1/nodes": ("NodeList", [json.dumps(n).encode() for n in nodes]),
-                      "/api/v1/pods": ("PodList", [json.dumps(p).encode() for p in pods])}
-        self.bytes = sum(len(i) for _, items in self.items.values() for i in items)
+        self.resources = {"/api/v1/nodes": _Resource("Node", "v1", nodes),
+                          "/api/v1/pods": _Resource("Pod", "v1", pods)}
+        self.bytes = sum(len(i) for r in self.resources.values() for i in r.objects.values())
+        self.cond = threading.Condition()
+        self.version = 100
         self.stop = threading.Event()
+        self.tokens = itertools.count()
         api = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -63,23 +108,12 @@ class FakeApi:
             def do_GET(self) -> None:
                 url = urlsplit(self.path)
                 query = parse_qs(url.query)
-                found = api.items.get(url.path)
-                if found is None:
-                    self.send_error(404)
-                    return
+                resource = api.resources.get(url.path)
                 if query.get("watch") == ["true"]:
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Transfer-Encoding", "chunked")
-                    self.end_headers()
-                    api.stop.wait(600)  # an open watch with no events
+                    api.watch(self, resource, int((query.get("resourceVersion") or ["0"])[0]))
                     return
-                kind, items = found
-                start = int((query.get("continue") or ["0"])[0])
-                end = start + int((query.get("limit") or [str(len(items))])[0])
-                meta = {"continue": str(end)} if end < len(items) else {"resourceVersion": "100"}
-                body = (b'{"apiVersion":"v1","kind":"' + kind.encode() + b'","metadata":' + json.dumps(meta).encode()
-                        + b',"items":[' + b",".join(items[start:end]) + b"]}")
+                body = api.page(resource, query) if resource is not None else (
+                    b'{"kind":"List","apiVersion":"v1","metadata":{"resourceVersion":"100"},"items":[]}')
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -94,9 +128,105 @@ class FakeApi:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
+    # ---- what a benchmark does ---------------------------------------------------------------------
+    def put(self, path: str, obj: dict[str, Any]) -> None:
+        """Create or replace an object (a new resourceVersion), streamed to the open watches."""
+        self._change(path, obj, deleted=False)
+
+    def delete(self, path: str, obj: dict[str, Any]) -> None:
+        self._change(path, obj, deleted=True)
+
+    def expire(self, path: str) -> None:
+        """Every version seen so far is too old: the open watches of `path` end with 410 Gone."""
+        resource = self.resources[path]
+        with self.cond:
+            self.version += 1
+            resource.gone_before = self.version
+            resource.expired += 1
+            self.cond.notify_all()
+
     def close(self) -> None:
         self.stop.set()
+        with self.cond:
+            self.cond.notify_all()
         self.server.shutdown()
+
+    # ---- serving -----------------------------------------------------------------------------------
+    def _change(self, path: str, obj: dict[str, Any], *, deleted: bool) -> None:
+        resource = self.resources[path]
+        with self.cond:
+            self.version += 1
+            obj["metadata"]["resourceVersion"] = str(self.version)
+            item = _item(obj)
+            key = _key(obj)
+            if deleted:
+                resource.objects.pop(key, None)
+            else:
+                event = "MODIFIED" if key in resource.objects else "ADDED"
+                resource.objects[key] = item
+            line = (b'{"type":"' + (b"DELETED" if deleted else event.encode()) + b'","object":{"apiVersion":"'
+                    + resource.api_version.encode() + b'","kind":"' + resource.kind.encode() + b'",' + item[1:]
+                    + b"}\n")
+            resource.events.append((self.version, line))
+            self.cond.notify_all()
+
+    def page(self, resource: _Resource, query: dict[str, list[str]]) -> bytes:
+        token = (query.get("continue") or [""])[0]
+        with self.cond:
+            if not token:
+                resource.lists += 1
+                resource.first_list = resource.first_list or time.monotonic()
+                name = str(next(self.tokens))
+                resource.snapshots[name] = (list(resource.objects.values()), self.version)
+                start = 0
+            else:
+                name, _, offset = token.partition(":")
+                start = int(offset)
+            items, version = resource.snapshots[name]
+            resource.pages += 1
+        end = start + int((query.get("limit") or [str(len(items))])[0])
+        if end < len(items):
+            meta = {"continue": f"{name}:{end}", "resourceVersion": str(version)}
+        else:
+            meta = {"resourceVersion": str(version)}
+            with self.cond:
+                resource.snapshots.pop(name, None)
+                resource.lists_done += 1
+        return (b'{"apiVersion":"v1","kind":"' + resource.kind.encode() + b'List","metadata":'
+                + json.dumps(meta).encode() + b',"items":[' + b",".join(items[start:end]) + b"]}")
+
+    def watch(self, handler: BaseHTTPRequestHandler, resource: _Resource | None, since: int) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        if resource is None:
+            self.stop.wait(600)  # an open watch with no events
+            return
+        with self.cond:
+            resource.watches += 1
+            expired = resource.expired
+            sent = bisect.bisect_right(resource.events, since, key=lambda e: e[0])
+        try:
+            while not self.stop.is_set():
+                with self.cond:
+                    while (sent == len(resource.events) and expired == resource.expired
+                           and since >= resource.gone_before and not self.stop.is_set()):
+                        self.cond.wait(1.0)
+                    lines = [line for _, line in resource.events[sent:]]
+                    sent = len(resource.events)
+                    gone = expired != resource.expired or since < resource.gone_before
+                if gone:
+                    lines = [b'{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure",'
+                             b'"reason":"Expired","code":410,"message":"too old resource version"}}\n']
+                data = b"".join(lines)
+                if data:
+                    handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                if gone:
+                    handler.wfile.write(b"0\r\n\r\n")
+                    return
+        except (BrokenPipeError, ConnectionResetError):
+            handler.close_connection = True
 
 
 def kubeconfig(path: Path, url: str) -> None:
@@ -132,13 +262,29 @@ def _worker(master: int) -> int | None:
     return None
 
 
-def run(name: str, nodes: list[dict[str, Any]], pods: list[dict[str, Any]], scratch: Path) -> dict[str, Any]:
-    api = FakeApi(nodes, pods)
+@dataclass
+class Served:
+    """A running `vgpuctl webhook serve --cluster-aware` (one worker, as deployed) and how to reach it."""
+
+    process: subprocess.Popen[bytes]
+    worker: int  # the gunicorn worker's pid (the arbiter is `process`)
+    admission: int  # port of /validate (and the probes)
+    metrics: int  # port of /metrics (and the probes)
+    context: ssl.SSLContext
+    started: float  # time.monotonic() at the spawn
+    ready_s: float  # spawn → /readyz 200 (the first view published)
+
+
+@contextlib.contextmanager
+def serve(name: str, api: FakeApi, scratch: Path) -> Iterator[Served]:
+    """Start the webhook against `api` (certificates in `scratch`, from `certificates`), wait until /readyz says
+    the first view is in, and stop it on exit."""
     config = scratch / f"{name}.kubeconfig"
     kubeconfig(config, api.url)
     log = scratch / f"{name}.log"
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("VGPUCTL_")}, "KUBECONFIG": str(config),
            "VGPUCTL_METRICS_PORT": "0"}
+    started = time.monotonic()
     with open(log, "wb") as sink:
         process = subprocess.Popen([sys.executable, "-c", "from vgpuctl.cli.app import main; main()", "webhook",
                                     "serve", "--host", "127.0.0.1", "--port", "0", "--cluster-aware",
@@ -146,41 +292,54 @@ def run(name: str, nodes: list[dict[str, Any]], pods: list[dict[str, Any]], scra
                                    stdout=subprocess.DEVNULL, stderr=sink, env=env, start_new_session=True)
     try:
         deadline = time.monotonic() + 600
-        port = None
-        while port is None:
+        ports: list[int] = []
+        while not ports:
             match = LISTENING.search(log.read_text(errors="replace"))
-            port = int(match.group(1)) if match else None
+            ports = [int(match[1]), int(match[2])] if match else []
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"{name}: the webhook did not start: {log.read_text()[-2000:]}")
-            time.sleep(0.1)  # polling the log for the port
-        import ssl
-        import urllib.request
-
+            time.sleep(0.05)  # polling the log for the ports
         context = ssl.create_default_context(cafile=str(scratch / "ca.crt"))
         context.check_hostname = False
-        started = time.monotonic()
         while True:
             try:
-                with urllib.request.urlopen(f"https://127.0.0.1:{port}/readyz", context=context, timeout=10) as r:
+                with urllib.request.urlopen(f"https://127.0.0.1:{ports[0]}/readyz", context=context,
+                                            timeout=10) as r:
                     if r.status == 200:
                         break
             except OSError:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"{name}: never ready: {log.read_text()[-2000:]}")
-            time.sleep(0.2)  # polling readiness
+            time.sleep(0.05)  # polling readiness
         ready_s = time.monotonic() - started
         worker = _worker(process.pid)
         assert worker is not None
-        memory = _status(worker)
-        return {"run": name, "pods": len(pods), "list_bytes": api.bytes, "ready_s": ready_s,
-                "rss": memory["VmRSS"], "peak": memory["VmHWM"]}
+        yield Served(process, worker, ports[0], ports[1], context, started, ready_s)
     finally:
         process.send_signal(signal.SIGTERM)
         try:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
+
+
+def certificates(scratch: Path) -> None:
+    """A CA and a serving certificate for 127.0.0.1 in `scratch` (ca.crt, tls.crt, tls.key)."""
+    from vgpuctl.webhook.certs import generate_ca, issue_serving_cert, write_pem_files
+
+    ca = generate_ca()
+    write_pem_files(scratch, ca, issue_serving_cert(ca, ["localhost"], ["127.0.0.1"]))
+
+
+def run(name: str, nodes: list[dict[str, Any]], pods: list[dict[str, Any]], scratch: Path) -> dict[str, Any]:
+    api = FakeApi(nodes, pods)
+    try:
+        with serve(name, api, scratch) as served:
+            memory = _status(served.worker)
+            return {"run": name, "pods": len(pods), "list_bytes": api.bytes, "ready_s": served.ready_s,
+                    "rss": memory["VmRSS"], "peak": memory["VmHWM"]}
+    finally:
         api.close()
 
 
@@ -193,11 +352,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.nodes > 5000 or args.junk * args.junk_kib > 1024 * 1024:
         parser.error("bounded benchmark: at most 5000 nodes and 1 GiB of junk")
-    from vgpuctl.webhook.certs import generate_ca, issue_serving_cert, write_pem_files
-
     scratch = Path(tempfile.mkdtemp(prefix="vgpuctl-cluster-memory-"))
-    ca = generate_ca()
-    write_pem_files(scratch, ca, issue_serving_cert(ca, ["localhost"], ["127.0.0.1"]))
+    certificates(scratch)
     rng = random.Random(7)
     nodes, gpu_pods = [], []
     for i in range(args.nodes):

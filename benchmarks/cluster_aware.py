@@ -171,6 +171,7 @@ class Sampler:
     def __init__(self, worker: int, arbiter: int) -> None:
         self.pids = (worker, arbiter)
         self.samples: list[tuple[float, int]] = []  # (time.monotonic(), worker PSS + arbiter PSS)
+        self.phases: list[tuple[float, str]] = [(0.0, "sync")]  # (from when, the phase)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -185,8 +186,19 @@ class Sampler:
             except OSError:
                 return
 
+    def mark(self, phase: str) -> None:
+        self.phases.append((time.monotonic(), phase))
+
     def peak(self) -> int:
         return max(pss for _, pss in self.samples)
+
+    def peaks(self) -> dict[str, int]:
+        """The peak of each phase."""
+        found: dict[str, int] = {}
+        for t, pss in self.samples:
+            phase = [name for since, name in self.phases if since <= t][-1]
+            found[phase] = max(found.get(phase, 0), pss)
+        return found
 
     def settled(self, seconds: float = 3.0) -> int:
         """PSS after `seconds` without anything asked of the webhook (the minimum over the last second)."""
@@ -335,19 +347,22 @@ def served(args: argparse.Namespace) -> None:
         gc.collect()
         gc.freeze()  # the fleet's leftovers: this process's collections stay small while it serves pages
         out["list_bytes"] = api.bytes
-        with serve("fleet", api, scratch) as webhook:
-            sampler = Sampler(webhook.worker, webhook.process.pid)
+        samplers: list[Sampler] = []
+        with serve("fleet", api, scratch, lambda worker, arbiter: samplers.append(Sampler(worker, arbiter))) as webhook:
+            sampler = samplers[0]
             res = {p: api.resources[p] for p in (NODES, PODS)}
             out["ready_s"] = webhook.ready_s
             out["sync_s"] = time.monotonic() - min(r.first_list or 0 for r in res.values())
             out["requests"] = {p: {"lists": r.lists, "pages": r.pages, "watches": r.watches} for p, r in res.items()}
             admission_client = Client(webhook.admission, webhook.context)
             metrics = Client(webhook.metrics, webhook.context)
+            sampler.mark("scrape")
             out["metrics_s"], text = metrics.call("GET", "/metrics")
             out["metrics_mb"] = len(text) / 1e6
             out["metrics_series"] = sum(1 for line in text.splitlines() if line and not line.startswith(b"#"))
             del text
             out["pss_synced"] = sampler.settled()
+            sampler.mark("reviews")
             quiet = reviews(admission_client, body, 50, 5)
             out["quiet_p50"], out["quiet_p99"] = _p(quiet, 0.5), _p(quiet, 0.99)
             counted = admission_client.counted_pods()
@@ -356,6 +371,7 @@ def served(args: argparse.Namespace) -> None:
             api.put(PODS, spare)
             out["recreated_s"] = _until(lambda: admission_client.counted_pods() == counted)
             builds = metrics.builds()
+            sampler.mark("churn")
             events: list[int] = []
             mover = threading.Thread(target=lambda: events.append(churn(api, gpu, plain, args.churn)))
             started = time.monotonic()
@@ -369,9 +385,11 @@ def served(args: argparse.Namespace) -> None:
             out["churn_builds"] = after[0] - builds[0]
             out["churn_build_ms"] = (after[1] - builds[1]) / max(1, after[0] - builds[0]) * 1000
             out["pss_churned"] = sampler.settled()
+            sampler.mark("re-lists")
             out["relist_s"] = [relist(api), relist(api)]
             out["pss_relisted"] = sampler.settled(5)
             out["peak_pss"] = sampler.peak()
+            out["peaks"] = sampler.peaks()
             out["requests_end"] = {p: {"lists": r.lists, "watches": r.watches} for p, r in res.items()}
             sampler.stop.set()
         out["parse_s"] = parse_floor(api, scratch)
@@ -399,6 +417,7 @@ def report(out: dict[str, Any], as_json: bool) -> None:
          f"{out['empty_ready_s']:.2f} s)"),
         ("peak PSS worker+arbiter", f"{out['peak_pss'] / MiB:.0f} MiB; above the empty cluster's "
          f"{out['empty_pss'] / MiB:.0f} MiB: {out['peak_over_empty_x']:.2f}× the list JSON"),
+        ("peak PSS by phase", ", ".join(f"{k} {v / MiB:.0f}" for k, v in out["peaks"].items()) + " MiB"),
         ("PSS after 2 re-lists / before", f"{out['pss_synced'] / MiB:.0f} → {out['pss_relisted'] / MiB:.0f} MiB = "
          f"{out['relist_ratio']:.2f} (after churn {out['pss_churned'] / MiB:.0f} MiB; re-lists "
          f"{out['relist_s'][0]:.1f} s, {out['relist_s'][1]:.1f} s)"),

@@ -35,7 +35,7 @@ import tempfile
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -276,9 +276,11 @@ class Served:
 
 
 @contextlib.contextmanager
-def serve(name: str, api: FakeApi, scratch: Path) -> Iterator[Served]:
+def serve(name: str, api: FakeApi, scratch: Path,
+          on_worker: Callable[[int, int], None] | None = None) -> Iterator[Served]:
     """Start the webhook against `api` (certificates in `scratch`, from `certificates`), wait until /readyz says
-    the first view is in, and stop it on exit."""
+    the first view is in, and stop it on exit. `on_worker(worker, arbiter)`: called with the pids as soon as the
+    worker is forked, before it lists anything."""
     config = scratch / f"{name}.kubeconfig"
     kubeconfig(config, api.url)
     log = scratch / f"{name}.log"
@@ -301,7 +303,10 @@ def serve(name: str, api: FakeApi, scratch: Path) -> Iterator[Served]:
             time.sleep(0.05)  # polling the log for the ports
         context = ssl.create_default_context(cafile=str(scratch / "ca.crt"))
         context.check_hostname = False
+        worker = None
         while True:
+            if worker is None and (worker := _worker(process.pid)) is not None and on_worker is not None:
+                on_worker(worker, process.pid)
             try:
                 with urllib.request.urlopen(f"https://127.0.0.1:{ports[0]}/readyz", context=context,
                                             timeout=10) as r:
@@ -313,7 +318,7 @@ def serve(name: str, api: FakeApi, scratch: Path) -> Iterator[Served]:
                 raise RuntimeError(f"{name}: never ready: {log.read_text()[-2000:]}")
             time.sleep(0.05)  # polling readiness
         ready_s = time.monotonic() - started
-        worker = _worker(process.pid)
+        worker = worker or _worker(process.pid)
         assert worker is not None
         yield Served(process, worker, ports[0], ports[1], context, started, ready_s)
     finally:

@@ -48,13 +48,21 @@ def pod_key(obj: Mapping[str, Any]) -> str:
 @dataclass
 class WatchedEnv(WhyEnv):
     """A `WhyEnv` whose pod look-ups come from indexes kept per node: the base class indexes its flat pod
-    list on first use, ~0.2 s for 40,000 pods on every new view; here a view costs a dict merge."""
+    list on first use, ~0.2 s for 40,000 pods on every new view; here a view costs a dict of its nodes. The
+    index by ns/name is merged from the nodes' on first use only (a spread-policy pod's simulation asks for it),
+    not copied at every view: a view built for a few changed nodes must not cost a copy of 40,000 entries."""
 
-    by_key: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    by_key: Mapping[str, Mapping[str, Any]] | None = None
     by_node: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
 
     def pod(self, key: str) -> Mapping[str, Any] | None:
-        return self.by_key.get(key)
+        by_key = self.by_key
+        if by_key is None:  # two threads may both merge: the same value, and either result serves
+            merged: dict[str, Mapping[str, Any]] = {}
+            for pods in self.by_node.values():
+                merged.update(pods)
+            self.by_key = by_key = merged
+        return by_key.get(key)
 
     def pods_on(self, node: str) -> list[Mapping[str, Any]]:
         # Only bound pods that are not Succeeded/Failed are kept (`slim_pod`): exactly what the base returns.
@@ -66,9 +74,10 @@ def simulation_env(config: DeviceConfig | None, volcano_version: Version | None,
                    by_node: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None) -> WatchedEnv:
     """The simulator's settings for a watched cluster: every family on, no node locks (no clock), and only
     the device pods known (`core/slim.py`): the usage they give is a lower bound, so a resource shortage is
-    still proven ("at least") and never guessed the other way."""
+    still proven ("at least") and never guessed the other way. `by_key`: None to merge it from `by_node`
+    when first asked."""
     return WatchedEnv(device_config=config or default_device_config(), deviceshare=ALL_FAMILIES,
-                      volcano_version=volcano_version, now=None, by_key=by_key or {}, by_node=by_node or {},
+                      volcano_version=volcano_version, now=None, by_key=by_key, by_node=by_node or {},
                       all_pods=False)
 
 
@@ -112,16 +121,27 @@ class ClusterView:
 
 
 def assemble(parts: Mapping[str, NodePart], base: ClusterFacts, config: DeviceConfig | None,
-             volcano_version: Version | None, *, pods: Mapping[str, Mapping[str, Any]] | None = None) -> ClusterView:
+             volcano_version: Version | None, *, pods: Mapping[str, Mapping[str, Any]] | None = None,
+             facts: ClusterFacts | None = None) -> ClusterView:
     """Merge node parts (built with the same config and version) into a view. `pods`: every counted pod
-    by ns/name, when the caller keeps that index already (else it is merged from the parts)."""
+    by ns/name, when the caller keeps that index already (else it is merged from the parts when first asked).
+    `facts`: the facts of a view of the same nodes, with this base, whose parts' facts these equal
+    (`same_node_facts`): kept as they are, with what was derived from them and memoised in them."""
     ordered = [parts[name] for name in sorted(parts)]
-    if pods is None:
-        merged: dict[str, Mapping[str, Any]] = {}
-        for part in ordered:
-            merged.update(part.pods)
-        pods = merged
     env = simulation_env(config, volcano_version, by_key=pods, by_node={p.state.name: p.pods for p in ordered})
     index = build_index(((p.state, p.summary) for p in ordered), env)
     counted = sum(len(p.pods) for p in ordered)
-    return ClusterView(combine((p.facts for p in ordered), base), index, base, len(ordered), counted)
+    if facts is None:
+        facts = combine((p.facts for p in ordered), base)
+    return ClusterView(facts, index, base, len(ordered), counted)
+
+
+def same_node_facts(before: Mapping[str, NodePart], after: Mapping[str, NodePart], names: Iterable[str]) -> bool:
+    """Whether the nodes `names` are in both and add the same facts in each. A node's facts come from its
+    registration and capacity, never from its pods: pods coming and going change none, and a view built for
+    them can keep the facts (and the largest GPU, every GPU's memory… derived from them) of the last one."""
+    for name in names:
+        old, new = before.get(name), after.get(name)
+        if old is None or new is None or old.facts != new.facts:
+            return False
+    return True

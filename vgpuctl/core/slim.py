@@ -44,7 +44,9 @@ _EMPTY: Mapping[str, Any] = {}
 
 
 def _m(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else _EMPTY
+    # a dict, not any Mapping: what a watch delivers is parsed JSON, and the ABC check was a tenth of slimming
+    # 150,000 pods (benchmarks/cluster_aware.py)
+    return value if isinstance(value, dict) else _EMPTY
 
 
 def slim_node(obj: Mapping[str, Any]) -> dict[str, Any]:
@@ -87,7 +89,7 @@ def _containers(raw: Any) -> list[dict[str, Any]]:
         return []
     kept = []
     for c in raw[:MAX_CONTAINERS]:
-        if isinstance(c, Mapping):
+        if isinstance(c, dict):
             name = c.get("name")
             kept.append({"name": name if isinstance(name, str) and len(name) <= MAX_NAME else "",
                          "resources": _resources(c.get("resources"))})

@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass
 
 from vgpuctl.cli.kubeopts import cluster_errors, connect, refuse_live_options_with_snapshot
-from vgpuctl.core.cluster.build import build_snapshot
+from vgpuctl.core.cluster.build import PodVisitor, build_snapshot
 from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.findings import Finding
 from vgpuctl.core.versions import Version
@@ -32,9 +32,10 @@ class LoadedCluster:
 
 def load_cluster(snapshot_path: str | None, kubeconfig: str | None, context: str | None, *,
                  volcano_version: Version | None = None, index_pods: bool = False,
-                 index_device_asks: bool = True) -> LoadedCluster:
+                 index_device_asks: bool = True, pod_visitor: PodVisitor | None = None) -> LoadedCluster:
     """The cluster from a snapshot file or the API server; `index_pods` for a command whose checks read
-    `ClusterSnapshot.pod_index` (built in the same pass, `index_device_asks` all of it: see `build_snapshot`)."""
+    `ClusterSnapshot.pod_index` (built in the same pass, `index_device_asks` all of it), `pod_visitor` to see
+    every pod in that pass (see `build_snapshot`)."""
     # A large cluster is millions of small objects: the cycle collector stays off while they are made.
     from vgpuctl.snapshotfile import gc_paused
 
@@ -45,7 +46,8 @@ def load_cluster(snapshot_path: str | None, kubeconfig: str | None, context: str
         with gc_paused():
             data = load_snapshot(snapshot_path)
             snapshot = build_snapshot(data.objects, data.server_version, volcano_version=volcano_version,
-                                  kinds=data.kinds, index_pods=index_pods, index_device_asks=index_device_asks)
+                                  kinds=data.kinds, index_pods=index_pods, index_device_asks=index_device_asks,
+                                  pod_visitor=pod_visitor)
         return LoadedCluster(snapshot, "snapshot", [])
     from vgpuctl.kube.reader import read_cluster
 
@@ -58,7 +60,8 @@ def load_cluster(snapshot_path: str | None, kubeconfig: str | None, context: str
                 progress.done()
         data = read.data
         snapshot = build_snapshot(data.objects, data.server_version, volcano_version=volcano_version,
-                                  kinds=data.kinds, index_pods=index_pods, index_device_asks=index_device_asks)
+                                  kinds=data.kinds, index_pods=index_pods, index_device_asks=index_device_asks,
+                                  pod_visitor=pod_visitor)
     return LoadedCluster(snapshot, "live", read.problems)
 
 

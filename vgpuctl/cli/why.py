@@ -16,6 +16,7 @@ from vgpuctl.core.findings import ExitStatus
 from vgpuctl.core.kubelist import is_list, item_defaults, with_defaults
 from vgpuctl.core.podrules.targets import PodTarget, pod_targets
 from vgpuctl.core.why.simulate import explain_in_snapshot
+from vgpuctl.core.why.usage import NodeTallies
 from vgpuctl.core.why.whatif import explain_what_if
 from vgpuctl.errors import UsageError
 from vgpuctl.render import OutputFormat, dump
@@ -56,7 +57,8 @@ def why_command(
     manifest: Mapping[str, Any] | None = None
     if file is not None:
         source, manifest = _manifest(file, namespace)
-    loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version)
+    # What each node's pods request, tallied in the build's pass over the pods (benchmarks/why_scale.py)
+    loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version, pod_visitor=NodeTallies())
     if manifest is None:
         assert pod is not None
         ns, name = pod.split("/", 1) if "/" in pod else (namespace or "default", pod)

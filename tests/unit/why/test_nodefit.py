@@ -27,7 +27,7 @@ from vgpuctl.core.why.model import Reason, WhyReport
 from vgpuctl.core.why.request import parse_pod
 from vgpuctl.core.why.scheduler_env import WhyEnv
 from vgpuctl.core.why.simulate import env_from_snapshot, explain_in_snapshot
-from vgpuctl.core.why.usage import node_usage, pod_resources
+from vgpuctl.core.why.usage import NodeTallies, NodeUsage, node_usage, pod_resources
 from vgpuctl.core.why.whatif import explain_what_if
 
 U0, U1 = (f"GPU-{i}{i}{i}{i}{i}{i}{i}{i}-0000-0000-0000-000000000000" for i in range(2))
@@ -153,7 +153,9 @@ def test_the_pods_on_a_node_are_summed_alike_however_many_share_a_shape() -> Non
         return obj
 
     pods = [*(cpu_pod(f"web-{i}", "500m", on="n1") for i in range(3)), asking("int", {"cpu": 1}),
-            asking("bool", {"cpu": True}), asking("float", {"cpu": 1.0}), asking("init", {"cpu": "1"}, init="Never"),
+            asking("bool", {"cpu": True}), asking("float", {"cpu": 1.0}), asking("text", {"cpu": "1"}),
+            asking("int-again", {"cpu": 1}), asking("bool-again", {"cpu": True}), asking("list", {"cpu": ["2"]}),
+            asking("map", {"cpu": {"a": "2"}}, {"memory": "1Gi"}), asking("init", {"cpu": "1"}, init="Never"),
             asking("sidecar", {"cpu": "1"}, init="Always"), asking("init-again", {"cpu": "1"}, init="Never"),
             asking("two", {"cpu": "1"}, {"memory": "1Gi"}), asking("two-again", {"cpu": "1"}, {"memory": "1Gi"}),
             asking("swapped", {"memory": "1Gi"}, {"cpu": "1"}), asking("none", {})]
@@ -169,8 +171,20 @@ def test_the_pods_on_a_node_are_summed_alike_however_many_share_a_shape() -> Non
         for name, amount in pod_resources(p["spec"]).items():
             expected[name] = expected.get(name, 0) + amount
     assert usage.used == expected and usage.pods == len(pods)
-    assert expected["cpu"] == 1500 + 1000 + 0 + 1000 + 3000 + 4000 + 3000 + 3 * 1000 + 2 * (2000 + 2000)
+    assert expected["cpu"] == (1500 + 1000 + 0 + 1000 + 1000 + 1000 + 0 + 3000 + 4000 + 3000 + 3 * 1000
+                               + 2 * (2000 + 2000))
     assert expected["pods"] == len(pods)
+    # The same tally made in the snapshot build's pass over the pods, as `why` makes it (`NodeTallies`)
+    objects = [node("n1"), node("n2"), *pods, cpu_pod("elsewhere", "3", on="n2"),
+               cpu_pod("gone", "3", on="n2", phase="Failed"), cpu_pod("leaving", "5", on="n2", deleting=True)]
+    tallies = NodeTallies()
+    built = build_snapshot(objects, pod_visitor=tallies)
+    assert built.pod_visitor is tallies and tallies.seen == len(objects) - 2
+    seeded, own = env_from_snapshot(built), env_from_snapshot(build_snapshot(objects))
+    assert seeded._usage is not None and own._usage is None  # filled by the build's tally, not a pass of its own
+    for name in ("n1", "n2", "n3"):
+        assert node_usage(name, seeded) == node_usage(name, own)
+    assert node_usage("n2", seeded) == NodeUsage({"pods": 1, "cpu": 3000}, 2, 1, 0)
 
 
 def test_pods_being_deleted_give_their_resources_back() -> None:

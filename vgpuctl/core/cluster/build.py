@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
@@ -56,6 +56,14 @@ from vgpuctl.core.versions import (
 )
 
 _EMPTY: Mapping[str, Any] = {}
+
+
+class PodVisitor(Protocol):
+    """Sees every pod in `build_snapshot`'s pass over the objects, with its `metadata`, `spec` and `status` as read
+    (anything: the snapshot's objects are not checked): what a command derives from every pod, derived where the
+    pods are read anyway. The cluster model knows nothing of what it derives (`why/usage.py NodeTallies`)."""
+
+    def visit(self, pod: Mapping[str, Any], meta: Any, pod_spec: Any, status: Any) -> None: ...
 # No real node has more; a garbage capacity must not make us build millions of devices.
 MAX_DEVICES_PER_NODE = 1024
 # The mode strings, read once: an enum's `.value` per GPU was measurable on 40,000 GPUs (nodes_scale.py).
@@ -122,6 +130,7 @@ def build_snapshot(
     kinds: frozenset[str] | None = None,
     index_pods: bool = False,
     index_device_asks: bool = True,
+    pod_visitor: PodVisitor | None = None,
 ) -> ClusterSnapshot:
     """The model of `objects`. The device config is the one the scheduler ConfigMap among them names,
     unless `device_config` is given (the cluster-aware webhook has its own and no ConfigMaps). `kinds` are
@@ -129,7 +138,8 @@ def build_snapshot(
     when it names them or any is present. `index_pods` builds `ClusterSnapshot.pod_index` in the same pass over
     the pods (for the commands that read it: otherwise it is made on first use, in a pass of its own); without
     `index_device_asks` what only `asking_for_devices` and `claiming` read is left to their first use
-    (`PodIndex`'s `device_asks`: `nodes` never asks)."""
+    (`PodIndex`'s `device_asks`: `nodes` never asks). `pod_visitor` sees every pod in that pass too (`why`
+    tallies what each node's pods request there: `why/usage.py NodeTallies`); the snapshot keeps it."""
     nodes: list[Mapping[str, Any]] = []
     pods: list[Mapping[str, Any]] = []
     configmaps: dict[tuple[str, str], Mapping[str, Any]] = {}
@@ -144,6 +154,7 @@ def build_snapshot(
     # Read as the given Volcano reads them; unknown: as the newest does.
     releasing_free = volcano_version is None or releasing_pods_book_no_device(volcano_version)
     index = PodIndex(pods, device_asks=index_device_asks) if index_pods else None
+    visit = pod_visitor.visit if pod_visitor is not None else None
     for obj in objects:
         if not isinstance(obj, dict):
             continue
@@ -153,6 +164,8 @@ def build_snapshot(
             # The index has glanced at the annotations' names: a pod without one in a device namespace is not
             # looked at again (every booked annotation is in one: `glance.BOOKED_ANNOTATIONS`).
             device_annotated = index.add(len(pods), obj, meta, pod_spec) if index is not None else True
+            if visit is not None:
+                visit(obj, meta, pod_spec, status)
             pods.append(obj)
             if (device_annotated and isinstance(meta, dict) and (annotations := meta.get("annotations"))
                     and isinstance(annotations, dict) and allocation_annotated(annotations)
@@ -198,7 +211,7 @@ def build_snapshot(
         server_version=server_version, scheduler_conf=scheduler_conf, deviceshare=args,
         device_config=device_config, device_config_source=source, findings=findings,
         runtime_classes=runtime_classes if runtime_classes or "RuntimeClass" in (kinds or ()) else None,
-        pod_index_at_build=index,
+        pod_index_at_build=index, pod_visitor=pod_visitor,
         resource_slices=_collected(dra["ResourceSlice"], "ResourceSlice", kinds),
         device_classes=_collected(dra["DeviceClass"], "DeviceClass", kinds),
         resource_claims=_collected(dra["ResourceClaim"], "ResourceClaim", kinds),

@@ -268,6 +268,7 @@ class ClusterSnapshot:
     # None when the snapshot did not collect RuntimeClasses (a plain kubectl file): absence means nothing then
     runtime_classes: list[Mapping[str, Any]] | None = None
     pod_index_at_build: PodIndex | None = field(default=None, repr=False, compare=False)  # `build_snapshot`'s
+    pod_visitor: Any = field(default=None, repr=False, compare=False)  # `build_snapshot(pod_visitor=…)`'s, after
     # The DRA objects (resource.k8s.io), each None when not collected (a server without DRA, a plain kubectl
     # file without them, the cluster-aware webhook's watch): the checks needing them skip, never read "none".
     resource_slices: list[Mapping[str, Any]] | None = None

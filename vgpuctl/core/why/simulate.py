@@ -38,6 +38,7 @@ from vgpuctl.core.why.nodefit import node_level_verdict, node_misses, notes
 from vgpuctl.core.why.request import PodRequest, parse_pod
 from vgpuctl.core.why.rules import judge
 from vgpuctl.core.why.scheduler_env import WhyEnv, mapping, predicates_conf
+from vgpuctl.core.why.usage import seed_usage
 
 CLOSEST = 5
 _LOCKS = {spec.Family.VGPU: spec.LOCK_VGPU, spec.Family.GPUSHARE: spec.LOCK_GPUSHARE,
@@ -46,9 +47,11 @@ _LOCKS = {spec.Family.VGPU: spec.LOCK_VGPU, spec.Family.GPUSHARE: spec.LOCK_GPUS
 
 def env_from_snapshot(snapshot: ClusterSnapshot, *, volcano_version: Version | None = None,
                       now: datetime | None = None) -> WhyEnv:
-    return WhyEnv(device_config=snapshot.device_config, deviceshare=snapshot.deviceshare,
-                  volcano_version=volcano_version, now=now, pods=snapshot.pods,
-                  predicates=predicates_conf(snapshot.scheduler_conf), scheduler_cause=scheduler_cause(snapshot))
+    env = WhyEnv(device_config=snapshot.device_config, deviceshare=snapshot.deviceshare,
+                 volcano_version=volcano_version, now=now, pods=snapshot.pods,
+                 predicates=predicates_conf(snapshot.scheduler_conf), scheduler_cause=scheduler_cause(snapshot))
+    seed_usage(env, snapshot.pod_visitor)  # the build's tally of its pods, when it made one (`why -f`)
+    return env
 
 
 def requested_families(pod: PodRequest) -> tuple[spec.Family, ...]:

@@ -203,9 +203,10 @@ def _anti_affinity(pod_spec: Mapping[str, Any]) -> bool:
 
 def _request_shape(pod_spec: dict[str, Any]) -> tuple[Any, ...] | None:
     """What `pod_resources(pod_spec)` depends on for a pod without overhead: its containers' `requests` items, in
-    order, and its init containers' with their `restartPolicy` — None for any other pod, one whose parts are not
-    JSON objects, or a quantity that is not a string (`1`, `1.0` and `True` are equal keys but not equal
-    requests): such a pod is summed on its own. Plain dicts only, read without `_m`/`_l`: this runs for every
+    order, and its init containers' with their `restartPolicy` — None for any other pod or one whose parts are not
+    JSON objects: such a pod is summed on its own. The quantities are not looked at here (`1`, `1.0` and `True`
+    are equal keys but not equal requests): a shape is kept only when they are all strings (`_text_only`), so a
+    key found again was made of the same strings. Plain dicts only, read without `_m`/`_l`: this runs for every
     pod of the cluster (benchmarks/why_scale.py)."""
     if pod_spec.get("overhead"):
         return None
@@ -226,20 +227,31 @@ def _containers_shape(containers: list[Any], init: bool) -> tuple[Any, ...] | No
         if type(c) is not dict:
             return None
         resources = c.get("resources")
-        requests = resources.get("requests") if type(resources) is dict else None
-        if requests is None:
-            if resources is not None and type(resources) is not dict:
-                return None
+        if resources is None:
             items: tuple[Any, ...] = ()
-        elif type(requests) is not dict:
+        elif type(resources) is not dict:
             return None
         else:
-            for value in requests.values():
-                if type(value) is not str:
-                    return None
-            items = tuple(requests.items())
+            requests = resources.get("requests")
+            if requests is None:
+                items = ()
+            elif type(requests) is dict:
+                items = tuple(requests.items())
+            else:
+                return None
         shape.append((c.get("restartPolicy") == "Always", items) if init else items)
     return tuple(shape)
+
+
+def _text_only(pod_spec: dict[str, Any]) -> bool:
+    """Whether every request quantity of the pod's containers and init containers is a string: only then may its
+    `_request_shape` stand for other pods (their equal keys are then made of the same strings)."""
+    for kind in ("containers", "initContainers"):
+        for c in _l(pod_spec.get(kind)):
+            requests = _m(_m(c).get("resources")).get("requests")
+            if any(type(value) is not str for value in _m(requests).values()):
+                return False
+    return True
 
 
 _NOTHING: Final = NodeUsage({}, 0, 0, 0)
@@ -269,78 +281,111 @@ def node_usage(node: str, env: WhyEnv) -> NodeUsage:
     return usage
 
 
-_NO_REQUESTS: Final[tuple[Any, ...]] = ((),)  # `_request_shape` of a pod whose one container requests nothing
+def seed_usage(env: WhyEnv, tallies: object) -> None:
+    """Fill `node_usage`'s memo from `tallies`, when they are a `NodeTallies` that visited every pod of `env.pods`
+    (in the snapshot build's pass) and `env` reads its pods from them: what the memo's own pass would find."""
+    if (isinstance(tallies, NodeTallies) and env._usage is None and tallies.seen == len(env.pods)
+            and type(env).pods_on is WhyEnv.pods_on):
+        env._usage = {**tallies.usage(), _ALL: True}
 
 
 def _every_node(pods: Iterable[Mapping[str, Any]]) -> dict[str, NodeUsage]:
-    """`_Tally.add` of every bound pod that is not Succeeded/Failed, inlined: every pod of the cluster passes here
-    once (benchmarks/why_scale.py).
-
-    The replicas of a workload ask alike: a pod's requests are read once per shape (`_request_shape`; for the
-    usual pod, one container and no init containers, computed here without a call) and a node's pods counted per
-    shape id, summed at the end (three quarters of a fleet's pods ask cpu and memory, the rest often nothing)."""
-    tallies: dict[str, _Tally] = {}
-    shape_ids: dict[tuple[Any, ...], int] = {}
-    shapes: list[dict[str, int]] = []  # shape id → `pod_resources` of a pod of that shape
-    done = spec.DONE_POD_PHASES
+    """`NodeTallies` of `pods`, in a pass of their own."""
+    tallies = NodeTallies()
+    visit = tallies.visit
     for pod in pods:
-        pod_spec = pod.get("spec")
+        visit(pod, pod.get("metadata"), pod.get("spec"), pod.get("status"))
+    return tallies.usage()
+
+
+class NodeTallies:
+    """Every node's `NodeUsage`, one pod at a time: `_Tally.add` of every bound pod that is not Succeeded/Failed,
+    inlined. `why` has the snapshot build walk its pods past `visit` (`build_snapshot(pod_visitor=…)`), in the
+    pass that reads them anyway: a pass of its own re-reads 150,000 pods from memory (benchmarks/why_scale.py).
+
+    The replicas of a workload ask alike: a pod's requests are read once per shape (`_request_shape`; for a pod
+    without init containers or overhead, computed here without a call) and a node's pods counted per shape id,
+    summed at the end (three quarters of a fleet's pods ask cpu and memory, the rest often nothing)."""
+
+    __slots__ = ("seen", "shape_ids", "shapes", "tallies")
+
+    def __init__(self) -> None:
+        self.seen = 0  # pods visited, bound or not
+        self.tallies: dict[str, _Tally] = {}
+        self.shape_ids: dict[tuple[Any, ...], int] = {}
+        self.shapes: list[dict[str, int]] = []  # shape id → `pod_resources` of a pod of that shape
+
+    def visit(self, pod: Mapping[str, Any], meta: Any, pod_spec: Any, status: Any) -> None:
+        """`pod`, with its `metadata`, `spec` and `status` as read (anything, as the snapshot holds it)."""
+        self.seen += 1
         if not isinstance(pod_spec, dict):
-            continue
+            return
         name = pod_spec.get("nodeName")
         if not name or not isinstance(name, str):
-            continue
-        status = pod.get("status")
-        if isinstance(status, dict) and status.get("phase") in done:
-            continue
-        tally = tallies.get(name)
+            return
+        if isinstance(status, dict) and status.get("phase") in _DONE:
+            return
+        tally = self.tallies.get(name)
         if tally is None:
-            tally = tallies[name] = _Tally()
+            tally = self.tallies[name] = _Tally()
         tally.count += 1
         if pod_spec.get("affinity") and _anti_affinity(pod_spec):
             tally.anti += 1
-        meta = pod.get("metadata")
         if isinstance(meta, dict) and meta.get("deletionTimestamp") is not None and _releasing(meta, pod):
             tally.releasing += 1
-            continue
+            return
         containers = pod_spec.get("containers")
         key: tuple[Any, ...] | None = None
-        if (type(containers) is list and len(containers) == 1 and not pod_spec.get("initContainers")
-                and not pod_spec.get("overhead")):  # `_request_shape`, for one container
-            c = containers[0]
-            if type(c) is dict:
+        if type(containers) is list and not pod_spec.get("initContainers") and not pod_spec.get("overhead"):
+            parts: list[tuple[Any, ...]] = []  # `_containers_shape(containers, False)`, inlined
+            for c in containers:
+                if type(c) is not dict:
+                    break
                 resources = c.get("resources")
                 if resources is None:
-                    key = _NO_REQUESTS
-                elif type(resources) is dict:
-                    requests = resources.get("requests")
-                    if requests is None:
-                        key = _NO_REQUESTS
-                    elif type(requests) is dict:
-                        key = (tuple(requests.items()),)
-                        for value in requests.values():
-                            if type(value) is not str:
-                                key = None
-                                break
+                    parts.append(())
+                    continue
+                if type(resources) is not dict:
+                    break
+                requests = resources.get("requests")
+                if requests is None:
+                    parts.append(())
+                elif type(requests) is dict:
+                    parts.append(tuple(requests.items()))
+                else:
+                    break
+            else:
+                key = tuple(parts)
         else:
             key = _request_shape(pod_spec)
-        if key is None:
+        shape = None
+        if key is not None:
+            try:
+                shape = self.shape_ids.get(key)
+            except TypeError:  # a quantity that is a list or a map: summed on its own
+                key = None
+            if shape is None and key is not None and _text_only(pod_spec):
+                shape = self.shape_ids[key] = len(self.shapes)
+                self.shapes.append(pod_resources(pod_spec))
+        if shape is None:
             used = tally.used
             for resource, amount in pod_resources(pod_spec).items():
                 used[resource] = used.get(resource, 0) + amount
-            continue
-        shape = shape_ids.get(key)
-        if shape is None:
-            shape = shape_ids[key] = len(shapes)
-            shapes.append(pod_resources(pod_spec))
+            return
         counted = tally.shapes
         counted[shape] = counted.get(shape, 0) + 1
-    for tally in tallies.values():
-        used = tally.used
-        for shape, times in tally.shapes.items():
-            for resource, amount in shapes[shape].items():
-                used[resource] = used.get(resource, 0) + amount * times
-    return {name: t.usage() for name, t in tallies.items()}
+
+    def usage(self) -> dict[str, NodeUsage]:
+        """Each node's usage, by node name (only nodes with pods)."""
+        out = {}
+        for name, tally in self.tallies.items():
+            used = dict(tally.used)
+            for shape, times in tally.shapes.items():
+                for resource, amount in self.shapes[shape].items():
+                    used[resource] = used.get(resource, 0) + amount * times
+            out[name] = NodeUsage(used, tally.count, tally.releasing, tally.anti)
+        return out
 
 
+_DONE: Final = spec.DONE_POD_PHASES
 _ALL: Final = "\x00every node"  # the memo holds every node with pods (no node has this name)

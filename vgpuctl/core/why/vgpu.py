@@ -111,6 +111,7 @@ def simulate(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
     if not pod.vgpu:
         return NodeVerdict.fit(node.name, (), FAMILY)
     gpus = _gpus(node, env, mode)
+    factor = env.factor
     reserved = _exclusive_reserved(pod, node, env, mode)
     group_key = _podgroup_key(pod) if env.podgroup_policy else ""
     allow, deny = _uuid_lists(pod.annotations) if env.uuid_filter else ((), ())
@@ -122,17 +123,18 @@ def simulate(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
                 f'container "{request.container}": {request.nums} GPUs requested, node has {len(gpus)}', 2.0,
                 container=request.container), "request fewer GPUs per container")
         nums = request.nums
-        best: Miss | None = None
         uuid_matched = False
+        best_missed: _Missed | None = None
         for i in _order(gpus, env.policy):
             gpu = gpus[i]
-            outcome = _check(pod, request, gpu, i, env, mode, reserved, group_key, allow, deny)
-            if isinstance(outcome, Miss):
-                if outcome.reason is not Reason.UUID_EXCLUDED:
+            outcome = _check(pod, request, gpu, i, env, mode, reserved, group_key, allow, deny, factor)
+            if type(outcome) is tuple:
+                if outcome[0] is not Reason.UUID_EXCLUDED:
                     uuid_matched = True
-                if best is None or outcome.progress > best.progress:
-                    best = outcome
+                if best_missed is None or outcome[1] > best_missed[1]:
+                    best_missed = outcome
                 continue
+            assert isinstance(outcome, DeviceChoice)
             uuid_matched = True
             if nums > 0:
                 nums -= 1
@@ -145,8 +147,8 @@ def simulate(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
                 miss = Miss(Reason.UUID_EXCLUDED, f"no GPU on the node passes {spec.ANN_USE_GPUUUID}/"
                                                   f"{spec.ANN_NOUSE_GPUUUID}", 3.0)
             else:
-                assert best is not None
-                miss = best
+                assert best_missed is not None
+                miss = _described(best_missed)
             count = f' (container "{request.container}" found {found} of {request.nums} GPUs)' \
                 if request.nums > 1 else ""
             return NodeVerdict.miss(node.name, FAMILY, Miss(miss.reason, miss.message + count,
@@ -316,28 +318,43 @@ def _exclusive_reserved(pod: PodRequest, node: NodeState, env: WhyEnv, mode: str
     return reserved
 
 
-def _mib(units: int, env: WhyEnv) -> int:
-    return units * env.factor
+# A device's miss as `_check` returns it: reason, progress, the message as a `str.format` template and its values,
+# the hint's template (given the device index). Formatted by `_described` only for the miss that decides a node.
+_Missed = tuple[Reason, float, str, tuple[Any, ...], str]
+_UUID_EXCLUDED: Final = f"GPU {{}}: {{}} is excluded by {spec.ANN_USE_GPUUUID}/{spec.ANN_NOUSE_GPUUUID}"
+_RESERVED: Final = f"GPU {{}}: reserved by {{}}, which matches the same {spec.ARG_GPU_EXCLUSIVE_RULES} rule"
+_SAME_GROUP: Final = f"GPU {{}}: already used by {{}} of the same PodGroup ({spec.ANN_PODGROUP_POLICY}: spread)"
+_MEMORY_HINT: Final = "ask for less memory per GPU, or free memory on GPU {}"
+_EXCLUSIVE_IN_USE: Final = "GPU {}: vgpu-cores 100 wants the GPU to itself, but {} task(s) already use it"
+_CORES_FULL: Final = "GPU {}: cores fully used (100/100) and the container sets no vgpu-cores"
+
+
+def _described(missed: _Missed) -> Miss:
+    reason, progress, template, values, hint = missed
+    return Miss(reason, template.format(*values), progress, hint.format(values[0]))
+
+
+def _said(message: str) -> _Missed:
+    """A MIG miss (`_try_mig`), its message already made: `_Missed`'s template of a whole message."""
+    return Reason.NO_MIG_SLICE, 10.0, "{}", (message,), ""
 
 
 def _check(pod: PodRequest, req: VgpuRequest, gpu: _Gpu, i: int, env: WhyEnv, mode: str,
            reserved: Mapping[str, str], group_key: str, allow: tuple[str, ...],
-           deny: tuple[str, ...]) -> Miss | DeviceChoice:
-    """One device for one container, in Volcano's order; books the device on success."""
+           deny: tuple[str, ...], factor: int) -> _Missed | DeviceChoice:
+    """One device for one container, in Volcano's order; books the device on success. A miss is said lazily
+    (`_described`): of a node's 8 GPUs only the closest one's message is ever shown (benchmarks/why_scale.py)."""
     uuid = gpu.state.id
     if (allow or deny) and (not uuid or (allow and uuid not in allow) or uuid in deny):
-        return Miss(Reason.UUID_EXCLUDED, f"GPU {i}: {uuid} is excluded by {spec.ANN_USE_GPUUUID}/"
-                                          f"{spec.ANN_NOUSE_GPUUUID}", 3.0)
+        return Reason.UUID_EXCLUDED, 3.0, _UUID_EXCLUDED, (i, uuid), ""
     if uuid in reserved:
-        return Miss(Reason.EXCLUSIVE_RULE, f"GPU {i}: reserved by {reserved[uuid]}, which matches the same "
-                                           f"{spec.ARG_GPU_EXCLUSIVE_RULES} rule", 4.0)
+        return Reason.EXCLUSIVE_RULE, 4.0, _RESERVED, (i, reserved[uuid]), ""
     if gpu.number <= gpu.used_num:
-        return Miss(Reason.SLOTS_EXHAUSTED, f"GPU {i}: all {gpu.number} slots in use", 4.0)
+        return Reason.SLOTS_EXHAUSTED, 4.0, "GPU {}: all {} slots in use", (i, gpu.number), ""
     if group_key:
         other = _same_group_pod(gpu, group_key, env, mode)
         if other is not None:
-            return Miss(Reason.PODGROUP_SPREAD, f"GPU {i}: already used by {other} of the same PodGroup "
-                                                f"({spec.ANN_PODGROUP_POLICY}: spread)", 5.0)
+            return Reason.PODGROUP_SPREAD, 5.0, _SAME_GROUP, (i, other), ""
     if req.percentage != PERCENT_UNSET:
         need = go_uint(int(gpu.memory * req.percentage / 100)) if req.percentage >= 0 else go_uint(-1)
     else:
@@ -345,38 +362,34 @@ def _check(pod: PodRequest, req: VgpuRequest, gpu: _Gpu, i: int, env: WhyEnv, mo
     free = gpu.memory - gpu.used_mem
     if free < need:
         ratio = max(free, 0) / need if need else 0.0
-        return Miss(Reason.INSUFFICIENT_MEMORY,
-                    f"GPU {i}: free memory {_mib(free, env)} MiB < {_mib(need, env)} MiB", 6.0 + min(ratio, 0.99),
-                    f"ask for less memory per GPU, or free memory on GPU {i}")
+        return (Reason.INSUFFICIENT_MEMORY, 6.0 + min(ratio, 0.99), "GPU {}: free memory {} MiB < {} MiB",
+                (i, free * factor, need * factor), _MEMORY_HINT)
     cores = go_uint(req.cores)
     if gpu.used_core + cores > 100:
         ratio = max(100 - gpu.used_core, 0) / cores if cores else 0.0
-        return Miss(Reason.INSUFFICIENT_CORES, f"GPU {i}: free cores {100 - gpu.used_core} < {cores}",
-                    7.0 + min(ratio, 0.99), "ask for fewer vgpu-cores")
+        return (Reason.INSUFFICIENT_CORES, 7.0 + min(ratio, 0.99), "GPU {}: free cores {} < {}",
+                (i, 100 - gpu.used_core, cores), "ask for fewer vgpu-cores")
     if cores == 100 and gpu.used_num > 0:
-        return Miss(Reason.EXCLUSIVE_IN_USE, f"GPU {i}: vgpu-cores 100 wants the GPU to itself, but "
-                                             f"{gpu.used_num} task(s) already use it", 8.0)
+        return Reason.EXCLUSIVE_IN_USE, 8.0, _EXCLUSIVE_IN_USE, (i, gpu.used_num), ""
     if gpu.used_core == 100 and cores == 0:
-        return Miss(Reason.INSUFFICIENT_CORES, f"GPU {i}: cores fully used (100/100) and the container sets no "
-                                               "vgpu-cores", 8.5)
+        return Reason.INSUFFICIENT_CORES, 8.5, _CORES_FULL, (i,), ""
     excluded = type_excluded(pod.annotations, gpu.state.type)
     if excluded is not None:
-        return Miss(Reason.TYPE_EXCLUDED, f"GPU {i}: {excluded}", 9.0)
+        return Reason.TYPE_EXCLUDED, 9.0, "GPU {}: {}", (i, excluded), ""
     if mode == _MIG:
         return _try_mig(gpu, i, need, cores, env)
     gpu.used_num += 1
     gpu.used_mem += need
     gpu.used_core += cores
-    return DeviceChoice(uuid, _mib(need, env), cores)
+    return DeviceChoice(uuid, need * factor, cores)
 
 
-def _try_mig(gpu: _Gpu, i: int, need: int, cores: int, env: WhyEnv) -> Miss | DeviceChoice:
+def _try_mig(gpu: _Gpu, i: int, need: int, cores: int, env: WhyEnv) -> _Missed | DeviceChoice:
     """`MIGFactory.TryAddPod` → `findMatch` → `pickFromGroup` (docs/vgpu.md#vgpu-mig)."""
     request = need * env.factor
     geometry = gpu.geometry
     if geometry is None:
-        return Miss(Reason.NO_MIG_SLICE, f"GPU {i}: type {gpu.state.type!r} matches no knownMigGeometries model",
-                    10.0)
+        return _said(f"GPU {i}: type {gpu.state.type!r} matches no knownMigGeometries model")
     picked: tuple[MigGroup, MigInstance, int] | None = None
     if gpu.mig_group >= 0:
         group = geometry.groups[gpu.mig_group]
@@ -387,9 +400,8 @@ def _try_mig(gpu: _Gpu, i: int, need: int, cores: int, env: WhyEnv) -> Miss | De
             in_use = ", ".join(f"{n}×{len(u)}" for n, u in gpu.mig_used.items()) or "nothing"
             free = [f"{inst.name}×{inst.count - len(gpu.mig_used.get(inst.name, []))}" for inst in group.instances
                     if inst.name in gpu.mig_used and inst.count > len(gpu.mig_used[inst.name])]
-            return Miss(Reason.NO_MIG_SLICE,
-                        f"GPU {i}: MIG {group.name} is in use ({in_use}); only instance types already in use "
-                        f"can be added ({', '.join(free) or 'none left'}), none with ≥ {request} MiB free", 10.0)
+            return _said(f"GPU {i}: MIG {group.name} is in use ({in_use}); only instance types already in use "
+                         f"can be added ({', '.join(free) or 'none left'}), none with ≥ {request} MiB free")
     else:
         for group in geometry.groups:
             found = _pick(group, {}, request)
@@ -397,8 +409,7 @@ def _try_mig(gpu: _Gpu, i: int, need: int, cores: int, env: WhyEnv) -> Miss | De
                 picked = (group, *found)
                 break
         if picked is None:
-            return Miss(Reason.NO_MIG_SLICE, f"GPU {i}: no MIG instance has ≥ {request} MiB (largest: "
-                                             f"{geometry.largest_instance} MiB)", 10.0)
+            return _said(f"GPU {i}: no MIG instance has ≥ {request} MiB (largest: {geometry.largest_instance} MiB)")
     group, instance, position = picked
     gpu.used_num += 1
     gpu.used_mem += instance.memory // env.factor

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Final
 
 from vgpuctl.core import spec
 from vgpuctl.core.cluster.dra import dra_facts_of, scheduler_dra
@@ -74,18 +74,22 @@ class NodeFacts:
 def node_facts(node: NodeState, factor: int, hami_core_default: bool = False) -> NodeFacts:
     """What `node` adds to the cluster's facts; `factor` is the device config's gpuMemoryFactor and
     `hami_core_default` its `vnpus.hamiVnpuCore` (a node without the `hami-vnpu-core` annotation has that)."""
-    # One pass over the devices, by family (per node of the cluster: benchmarks/doctor_scale.py).
+    # One pass over the devices, the GPUs apart, positional constructors and list displays: per node of the
+    # cluster, 40,000 GPUs on a fleet of 5,000 nodes (benchmarks/why_scale.py, benchmarks/doctor_scale.py).
+    gpus: list[DeviceState] = []
     by_family: dict[spec.Family, list[DeviceState]] = {}
     for d in node.devices:
-        by_family.setdefault(d.family, []).append(d)
-    gpus = by_family.get(spec.Family.VGPU, [])
+        if d.family is _VGPU:
+            gpus.append(d)
+        else:
+            by_family.setdefault(d.family, []).append(d)
     cards = by_family.get(spec.Family.GPUSHARE, [])
     npus = by_family.get(spec.Family.ASCEND_HAMI, [])
     chips = by_family.get(spec.Family.ASCEND_MINDCLUSTER, [])
+    gpu = GpuDevice  # uuid, type, memory, mode, split, health
     return NodeFacts(
-        vgpu=VgpuNode(node.name, tuple(
-            GpuDevice(uuid=d.id, type=d.type, memory=d.memory_total // factor, mode=d.mode, split=d.slots_total,
-                      health=d.health) for d in gpus)) if gpus else None,
+        vgpu=VgpuNode(node.name, tuple([gpu(d.id, d.type, d.memory_total // factor, d.mode, d.slots_total, d.health)
+                                        for d in gpus])) if gpus else None,
         gpushare=GpushareNode(node.name, cards[0].memory_total, sum(1 for c in cards if c.health)) if cards else None,
         ascend=AscendNode(node.name, tuple(
             AscendDevice(common_word=d.type, memory=d.memory_total, cores=d.cores_total, uuid=d.id, index=d.index,
@@ -93,8 +97,11 @@ def node_facts(node: NodeState, factor: int, hami_core_default: bool = False) ->
             hami_vnpu_core=_hami_core(node, hami_core_default)) if npus else None,
         npu_cores=sum(c.cores_total for c in chips) if chips else None,
         cores_per_chip=chips[0].cores_total if chips else None,
-        resources=frozenset(k for k in node.allocatable if isinstance(k, str)),
+        resources=frozenset([k for k in node.allocatable if isinstance(k, str)]),
     )
+
+
+_VGPU: Final = spec.Family.VGPU
 
 
 def _hami_core(node: NodeState, default: bool) -> bool:

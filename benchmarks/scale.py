@@ -125,6 +125,11 @@ def run_size(commands: list[str], nodes: int, repeat: int, workdir: Path, pod_fi
     return rows
 
 
+def verdict(ratios: list[float], goal: float) -> str:
+    """"ok" when the median round's ratio meets the goal, else "MISS": one lucky round does not pass."""
+    return "ok" if statistics.median(ratios) <= goal else "MISS"
+
+
 def report(rows: list[Row], small: list[Row] | None) -> None:
     print(f"{'command':<7} {'nodes':>5} {'pods':>7} | {'floor s':>7} {'MiB':>5} | {'cmd s':>6} {'MiB':>5} | "
           f"{'ratio best':>10} {'median':>6} {'goal':>5} | {'CPU × best':>10} {'median':>6} | {'RSS ×':>5} | "
@@ -136,7 +141,7 @@ def report(rows: list[Row], small: list[Row] | None) -> None:
             before = min(r.wall for r in small[i].ours)
             growth = f"{min(r.wall for r in row.ours) / before:>9.2f}"
         goal = GOALS[row.command]
-        mark = "ok" if statistics.median(ratios) <= goal else "MISS"  # the median round, not the luckiest
+        mark = verdict(ratios, goal)
         print(f"{row.command:<7} {row.nodes:>5} {row.nodes * 30:>7} | {min(r.wall for r in row.floor):>7.2f} "
               f"{max(r.rss for r in row.floor):>5.0f} | {min(r.wall for r in row.ours):>6.2f} "
               f"{max(r.rss for r in row.ours):>5.0f} | {min(ratios):>10.2f} {statistics.median(ratios):>6.2f} "

@@ -250,3 +250,27 @@ def test_webhook_serve_watches_dra_in_the_worker(api: FakeApi, tmp_path: Any, mo
     log = live.log()
     assert "Traceback" not in log, log
     assert "resource.k8s.io/v1beta2" in log
+
+
+def test_pod_churn_keeps_the_judged_facts_and_pins_no_old_view(api: FakeApi, app_for: Any) -> None:
+    """With DRA facts merged in, a view rebuilt for pod changes alone keeps the facts value requests judge with
+    (and its derived caches), and the webhook's cache holds no previous view alive."""
+    import gc
+    import weakref
+
+    dra = DraApi(api, "v1")
+    dra.templates.put(template("one-gpu", "gpu.nvidia.com"))
+    client = app_for()
+    wait_synced(client)
+    wait_for(lambda: listed(client), SYNC, "the DRA lists")
+    state = client.application.extensions["vgpuctl"]
+    judged, view = state.cluster_view()
+    assert judged.dra is not None and judged.max_gpus_per_node == 4
+    old_view = weakref.ref(view)
+    del view
+    api.pods.put(aware.running("c0", "gpu-2", ("GPU-gpu-2-0", 1000)))
+    wait_for(lambda: state.cluster_view()[1] is not old_view(), SYNC, "the rebuilt view")
+    again, _ = state.cluster_view()
+    assert again is judged  # the same facts value: nothing re-derived on the request path
+    gc.collect()
+    assert old_view() is None  # nothing of the webhook's keeps the previous view

@@ -29,7 +29,10 @@ class _FactsCache:
 
 @dataclass(frozen=True)
 class _ClusterFactsCache:
-    view: ClusterView  # the view the facts came from
+    # The facts of the view they came from, not the view: holding a view would keep the previous one alive
+    # (its pods, its index) until the next review. A view rebuilt for pod changes alone keeps its facts
+    # (`clusterview.same_node_facts`), and so does this cache.
+    source: ClusterFacts
     base: ClusterFacts
     dra: DraFacts | None
     facts: ClusterFacts
@@ -96,7 +99,7 @@ class WebhookState:
         base = self.facts()
         dra = self.dra.facts() if self.dra is not None else None
         cached = self._cluster_facts
-        if cached is None or cached.view is not view or cached.base is not base or cached.dra is not dra:
+        if cached is None or cached.source is not view.facts or cached.base is not base or cached.dra is not dra:
             # The view was merged onto the base of its time; after a device-config reload (until the view
             # is rebuilt) the node facts stay and the config is the current one. The watched DRA objects
             # (VGP020) join them; their facts value changes only when a class changes or a kind is re-listed
@@ -108,7 +111,7 @@ class WebhookState:
             if dra is not None:
                 changes["dra"] = dra
             facts = replace(view.facts, **changes) if changes else view.facts
-            cached = self._cluster_facts = _ClusterFactsCache(view, base, dra, facts)
+            cached = self._cluster_facts = _ClusterFactsCache(view.facts, base, dra, facts)
         return cached.facts, view
 
     def readiness(self) -> tuple[bool, dict[str, Any]]:

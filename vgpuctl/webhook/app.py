@@ -81,8 +81,10 @@ def _probe_routes(app: Flask, state: WebhookState) -> None:
 
     @app.get("/metrics")
     def metrics() -> Response:
-        body, content_type = state.metrics.exposition()
-        return Response(body, status=200, content_type=content_type)
+        chunks, content_type = state.metrics.exposition()
+        response = Response(chunks, status=200, content_type=content_type)  # streamed as the chunks are
+        response.content_length = sum(len(chunk) for chunk in chunks)
+        return response
 
 
 def _error_handlers(app: Flask) -> None:

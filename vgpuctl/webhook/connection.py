@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -35,6 +35,7 @@ from vgpuctl.webhook.bodies import DRAIN_FACTOR
 from vgpuctl.webhook.wsgi_call import Answer, Request
 
 READ_SIZE = 65536
+SEND_BUFFER = 1 << 20  # bytes of an answer written before waiting for the transport to take them
 
 
 @dataclass(frozen=True)
@@ -196,13 +197,25 @@ class Connection:
                 raise ConnectionResetError("the client closed the connection mid-request")
 
     async def _send_answer(self, answer: Answer, keep: bool) -> None:
-        headers = [*answer.headers, (b"content-length", str(len(answer.body)).encode())]
+        """The head and the body's chunks, each written as it is and drained before the next once over
+        `SEND_BUFFER`: a 57 MB /metrics body is not copied into one frame, nor encrypted whole into the TLS
+        transport's buffer. The whole answer has `limits.body` seconds, however the client paces its reads."""
+        headers = [*answer.headers, (b"content-length", str(answer.length).encode())]
         if not keep:
             headers.append((b"connection", b"close"))
-        self.writer.write(b"".join(self.h11.send(event) or b"" for event in (
-            h11.Response(status_code=answer.status, headers=headers, reason=answer.reason),
-            h11.Data(data=answer.body), h11.EndOfMessage())))
-        await self._drain(self.limits.body)
+        deadline = self.loop.time() + self.limits.body
+        head = self.h11.send(h11.Response(status_code=answer.status, headers=headers, reason=answer.reason)) or b""
+        if len(answer.chunks) == 1 and len(answer.chunks[0]) <= SEND_BUFFER:  # a review: one write, as before
+            self.writer.write(b"".join((head, self.h11.send(h11.Data(data=answer.chunks[0])) or b"",
+                                        self.h11.send(h11.EndOfMessage()) or b"")))
+            await self._drain(deadline - self.loop.time())
+            return
+        self.writer.write(head)
+        for piece in pieces(answer.chunks, SEND_BUFFER):
+            self.writer.write(self.h11.send(h11.Data(data=piece)) or b"")
+            await self._drain(deadline - self.loop.time())
+        self.writer.write(self.h11.send(h11.EndOfMessage()) or b"")
+        await self._drain(deadline - self.loop.time())
 
     async def _send(self, event: Any) -> None:
         data = self.h11.send(event)
@@ -211,6 +224,8 @@ class Connection:
             await self._drain(self.limits.body)
 
     async def _drain(self, seconds: float) -> None:
+        if seconds <= 0:
+            raise WriteTimeoutError
         try:
             async with asyncio.timeout(seconds):
                 await self.writer.drain()
@@ -239,6 +254,30 @@ class Connection:
             transport.close()
         else:
             transport.abort()
+
+
+def pieces(chunks: Iterable[bytes], size: int) -> Iterator[bytes]:
+    """The chunks' bytes in order, as pieces of about `size`: small chunks joined (the allocation families come
+    per node, ~11 KB each), large ones cut."""
+    pending: list[bytes] = []
+    held = 0
+    for chunk in chunks:
+        if not chunk:
+            continue
+        if len(chunk) >= size:
+            if pending:
+                yield b"".join(pending)
+                pending, held = [], 0
+            for start in range(0, len(chunk), size):
+                yield chunk[start:start + size]
+            continue
+        pending.append(chunk)
+        held += len(chunk)
+        if held >= size:
+            yield b"".join(pending)
+            pending, held = [], 0
+    if pending:
+        yield b"".join(pending)
 
 
 def _head_size(head: h11.Request) -> int:

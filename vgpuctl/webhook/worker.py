@@ -238,7 +238,7 @@ def _call_app(app: Any, request: Request, multiprocess: bool) -> Answer:
     except Exception as exc:  # the app answers its own errors; this is a bug between it and us
         log.exception("the app failed on %s %r", request.method, request.target)
         body = b'{"error":"request could not be handled: ' + type(exc).__name__.encode() + b'","code":400}'
-        return Answer(400, b"Bad Request", ((b"content-type", b"application/json"),), body)
+        return Answer(400, b"Bad Request", ((b"content-type", b"application/json"),), (body,))
 
 
 @functools.cache

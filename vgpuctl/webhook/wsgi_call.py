@@ -38,7 +38,15 @@ class Answer:
     status: int
     reason: bytes
     headers: tuple[tuple[bytes, bytes], ...]  # without framing headers
-    body: bytes
+    chunks: tuple[bytes, ...]  # the body as the app gave it: a 57 MB /metrics is never joined into one copy
+
+    @property
+    def body(self) -> bytes:
+        return b"".join(self.chunks)
+
+    @property
+    def length(self) -> int:
+        return sum(len(chunk) for chunk in self.chunks)
 
 
 LISTENER_KEY = "vgpuctl.listener"
@@ -116,4 +124,4 @@ def call_app(app: WsgiApp, request: Request, *, multiprocess: bool = False) -> A
     code, _, reason = status_text.partition(" ")
     kept = tuple((name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers
                  if name.lower().encode("latin-1") not in _FRAMING)
-    return Answer(int(code), reason.encode("latin-1"), kept, b"".join(chunks))
+    return Answer(int(code), reason.encode("latin-1"), kept, tuple(chunk for chunk in chunks if chunk))

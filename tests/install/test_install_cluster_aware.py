@@ -60,7 +60,7 @@ def test_install_cluster_aware_creates_every_object_valid_with_read_only_rbac(ku
     (container,) = pod["containers"]
     assert "--cluster-aware" in container["args"]
     assert pod["automountServiceAccountToken"] is True
-    assert container["resources"]["limits"]["memory"] == "832Mi"
+    assert container["resources"]["limits"]["memory"] == "512Mi"
     assert egress(kube) == [{"ports": [{"port": 443, "protocol": "TCP"}, {"port": 6443, "protocol": "TCP"}]}]
     # read-only: get/list/watch of nodes and pods, nothing else, for the webhook's own ServiceAccount
     role = obj(kube, *ROLE)
@@ -170,7 +170,7 @@ def test_dry_run_of_the_switch_shows_the_diffs_and_writes_nothing(kube: Stateful
                  "+      automountServiceAccountToken: true",
                  "+        - --cluster-aware",
                  "-            memory: 256Mi",
-                 "+            memory: 832Mi",
+                 "+            memory: 512Mi",
                  "-  egress: []"):
         assert line in out, line
     assert "wait" not in out.split("Notes:")[0]  # the configurations do not change: nothing waits on the rollout

@@ -82,6 +82,14 @@ def _item(obj: dict[str, Any]) -> bytes:
     return orjson.dumps({k: v for k, v in obj.items() if k not in ("apiVersion", "kind")})
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client going away (the webhook stopped mid-watch) is the end of a benchmark, not an error to print."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class FakeApi:
     """Serves `/api/v1/nodes` and `/api/v1/pods` as kube-apiserver does, on plain HTTP: paginated lists (one
     snapshot per list), and watches that stream every change made with `put`/`delete` after the version they
@@ -123,7 +131,7 @@ class FakeApi:
                 except (BrokenPipeError, ConnectionResetError):
                     self.close_connection = True  # the webhook refused a page too large to read
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _QuietServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()

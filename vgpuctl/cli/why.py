@@ -20,6 +20,7 @@ from vgpuctl.core.why.usage import NodeTallies
 from vgpuctl.core.why.whatif import explain_what_if
 from vgpuctl.errors import UsageError
 from vgpuctl.render import OutputFormat, dump
+from vgpuctl.snapshotfile import gc_paused
 from vgpuctl.sources import read_manifests
 
 EPILOG = """[bold]Examples[/bold]
@@ -57,21 +58,25 @@ def why_command(
     manifest: Mapping[str, Any] | None = None
     if file is not None:
         source, manifest = _manifest(file, namespace)
-    # What each node's pods request, tallied in the build's pass over the pods (benchmarks/why_scale.py)
-    loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version, pod_visitor=NodeTallies())
-    if manifest is None:
-        assert pod is not None
-        ns, name = pod.split("/", 1) if "/" in pod else (namespace or "default", pod)
-        found = next((p for p in loaded.snapshot.pods if _key(p) == (ns, name)), None)
-        if found is None:
-            raise UsageError(f"no pod {ns}/{name} in the {'snapshot' if snapshot else 'cluster'}")
-        manifest = found
-    now = datetime.now(UTC)
-    if source is not None:
-        report = explain_what_if(source, manifest, loaded.snapshot, namespace=namespace or "default",
-                                 volcano_version=version, now=now)
-    else:
-        report = explain_in_snapshot(manifest, loaded.snapshot, volcano_version=version, now=now)
+    # The collector stays off for the whole command, not only the load, as for `nodes` and `doctor`: the replay
+    # decodes 40,000 GPUs and makes their verdicts, and collections walking them were a ninth of it
+    # (benchmarks/why_scale.py).
+    with gc_paused():
+        # What each node's pods request, tallied in the build's pass over the pods (benchmarks/why_scale.py)
+        loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version, pod_visitor=NodeTallies())
+        if manifest is None:
+            assert pod is not None
+            ns, name = pod.split("/", 1) if "/" in pod else (namespace or "default", pod)
+            found = next((p for p in loaded.snapshot.pods if _key(p) == (ns, name)), None)
+            if found is None:
+                raise UsageError(f"no pod {ns}/{name} in the {'snapshot' if snapshot else 'cluster'}")
+            manifest = found
+        now = datetime.now(UTC)
+        if source is not None:
+            report = explain_what_if(source, manifest, loaded.snapshot, namespace=namespace or "default",
+                                     volcano_version=version, now=now)
+        else:
+            report = explain_in_snapshot(manifest, loaded.snapshot, volcano_version=version, now=now)
     out = stdout()
     if output is OutputFormat.TABLE:
         from vgpuctl.render.why import render_why  # rich: not for -o json (benchmarks/why_scale.py)

@@ -301,16 +301,21 @@ def test_serve_help_shows_the_option_and_an_example() -> None:
     assert "vgpuctl webhook serve --cluster-aware --device-config device-config.yaml" in result.stdout
 
 
-def test_gunicorn_worker_watches_after_the_fork(api: FakeApi, tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """`vgpuctl webhook serve --cluster-aware` for real: the watch starts in the gunicorn worker (the app is
-    built after the fork), /readyz turns ready on sync, and the worker judges with the watched cluster."""
+def serve_cluster_aware(api: FakeApi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> LiveServer:
+    """A real `vgpuctl webhook serve --cluster-aware` (gunicorn, TLS) whose kubeconfig points at `api`."""
     from tests.webhook.test_server import make_certs
 
     make_certs(tmp_path / "tls")
     monkeypatch.setenv("KUBECONFIG", write_kubeconfig(tmp_path / "kubeconfig", {"fake": api.url}, "fake"))
-    live = LiveServer(tmp_path / "tls", tmp_path / "server.log", "--device-config", str(DEVICE_CONFIG),
+    return LiveServer(tmp_path / "tls", tmp_path / "server.log", "--device-config", str(DEVICE_CONFIG),
                       "--cluster-aware")
+
+
+def test_gunicorn_worker_watches_after_the_fork(api: FakeApi, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """`vgpuctl webhook serve --cluster-aware` for real: the watch starts in the gunicorn worker (the app is
+    built after the fork), /readyz turns ready on sync, and the worker judges with the watched cluster."""
+    live = serve_cluster_aware(api, tmp_path, monkeypatch)
     try:
         def ready() -> bool:
             return live.connection().call("GET", "/readyz")[0] == 200

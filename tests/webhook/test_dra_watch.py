@@ -18,7 +18,6 @@ from werkzeug import Response
 
 from tests.kube.conftest import client_for
 from tests.webhook import test_cluster_aware as aware
-from tests.webhook.conftest import DEVICE_CONFIG
 from tests.webhook.fake_watch_api import FakeApi, WatchableList
 from tests.webhook.live import wait_for
 from tests.webhook.test_cluster_aware import FAST, SYNC, validate, wait_synced
@@ -228,17 +227,11 @@ def test_without_a_dra_watch_the_readiness_says_so(api: FakeApi) -> None:
 def test_webhook_serve_watches_dra_in_the_worker(api: FakeApi, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """`vgpuctl webhook serve --cluster-aware` for real: the CLI's watch factories start the DRA watch in the
     gunicorn worker, and /validate denies a vGPU pod whose template asks a GPU."""
-    from tests.kube.conftest import write_kubeconfig
     from tests.webhook.conftest import admission_review
-    from tests.webhook.live import LiveServer
-    from tests.webhook.test_server import make_certs
 
     dra = DraApi(api, "v1beta2")
     dra.templates.put(template("one-gpu", "mig.nvidia.com"))
-    make_certs(tmp_path / "tls")
-    monkeypatch.setenv("KUBECONFIG", write_kubeconfig(tmp_path / "kubeconfig", {"fake": api.url}, "fake"))
-    live = LiveServer(tmp_path / "tls", tmp_path / "server.log", "--device-config", str(DEVICE_CONFIG),
-                      "--cluster-aware")
+    live = aware.serve_cluster_aware(api, tmp_path, monkeypatch)
     try:
         def denied() -> bool:
             status, body = live.connection().post_json("/validate", admission_review(BY_TEMPLATE))

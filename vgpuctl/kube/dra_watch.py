@@ -17,14 +17,14 @@ from typing import Any, Protocol
 
 from kubernetes.client import ApiClient
 
-from vgpuctl.kube.reader import DRA_GROUP, DRA_VERSIONS, RawClient, dra_version
+from vgpuctl.kube.reader import DRA_GROUP, DRA_KINDS, DRA_VERSIONS, RawClient, dra_version
 from vgpuctl.kube.watch import ClusterWatch, WatchedResource, WatchOptions, WatchSink, failure_reason
 
 log = logging.getLogger("vgpuctl.webhook.watch")
 
-#: (the sink's kind, the item kind) of what is watched; ResourceSlices are left out: no admission rule reads them.
-WATCHED = (("deviceclasses", "DeviceClass"), ("resourceclaims", "ResourceClaim"),
-           ("resourceclaimtemplates", "ResourceClaimTemplate"))
+#: (the sink's kind, the item kind) of what is watched: the DRA kinds the reader collects but ResourceSlices, which
+#: no admission rule reads.
+WATCHED = tuple((plural, kind) for plural, kind, _ in DRA_KINDS if plural != "resourceslices")
 
 
 class DraSink(WatchSink, Protocol):
@@ -35,7 +35,7 @@ class DraSink(WatchSink, Protocol):
         """The server has no version of resource.k8s.io vgpuctl reads: nothing to watch (asked again later)."""
 
 
-def dra_resources(version: str) -> tuple[WatchedResource, ...]:
+def watched_resources(version: str) -> tuple[WatchedResource, ...]:
     api_version = f"{DRA_GROUP}/{version}"
     return tuple(WatchedResource(kind, f"/apis/{api_version}/{kind}", api_version, item)
                  for kind, item in WATCHED)
@@ -95,7 +95,7 @@ class DraWatch:
                 continue
             self._sink.served(version)
             watch = ClusterWatch(self._client_factory, self._sink, options=self.options,
-                                 resources=dra_resources(version))
+                                 resources=watched_resources(version))
             with self._lock:
                 if self._stop.is_set():
                     return

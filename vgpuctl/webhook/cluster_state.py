@@ -232,9 +232,9 @@ class ClusterState:
         if kind == "nodes":
             name = _m(obj.get("metadata")).get("name")
             known = self._nodes.get(name) if isinstance(name, str) else None
-            return known if known is not None and _same_version(known, obj) else slim_node(obj)
+            return known if known is not None and _version(known) == _version(obj) else slim_node(obj)
         known = self._pods.get(pod_key(obj))
-        return known if known is not None and _same_version(known, obj) else self._slim_pod(obj)
+        return known if known is not None and _version(known) == _version(obj) else self._slim_pod(obj)
 
     def _slim_pod(self, obj: dict[str, Any]) -> dict[str, Any] | None:
         dropped: list[str] = []
@@ -427,12 +427,6 @@ class ClusterState:
 
 def _m(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def _same_version(kept: Mapping[str, Any], obj: Mapping[str, Any]) -> bool:
-    """Whether a listed object is the version `kept` was made from (a non-empty resourceVersion, the same)."""
-    version = _m(obj.get("metadata")).get("resourceVersion")
-    return isinstance(version, str) and bool(version) and _m(kept.get("metadata")).get("resourceVersion") == version
 
 
 def _version(obj: Mapping[str, Any] | None) -> Any:

@@ -197,24 +197,22 @@ class Connection:
                 raise ConnectionResetError("the client closed the connection mid-request")
 
     async def _send_answer(self, answer: Answer, keep: bool) -> None:
-        """The head and the body's chunks, each written as it is and drained before the next once over
-        `SEND_BUFFER`: a 57 MB /metrics body is not copied into one frame, nor encrypted whole into the TLS
-        transport's buffer. The whole answer has `limits.body` seconds, however the client paces its reads."""
+        """The head and the body's chunks, in pieces of about `SEND_BUFFER` (`pieces`), each drained before the
+        next: a 57 MB /metrics body is not copied into one frame, nor encrypted whole into the TLS transport's
+        buffer; a review is one write. The whole answer has `limits.body` seconds, however the client paces its
+        reads."""
         headers = [*answer.headers, (b"content-length", str(answer.length).encode())]
         if not keep:
             headers.append((b"connection", b"close"))
         deadline = self.loop.time() + self.limits.body
-        head = self.h11.send(h11.Response(status_code=answer.status, headers=headers, reason=answer.reason)) or b""
-        if len(answer.chunks) == 1 and len(answer.chunks[0]) <= SEND_BUFFER:  # a review: one write, as before
-            self.writer.write(b"".join((head, self.h11.send(h11.Data(data=answer.chunks[0])) or b"",
-                                        self.h11.send(h11.EndOfMessage()) or b"")))
-            await self._drain(deadline - self.loop.time())
-            return
-        self.writer.write(head)
+        pending = self.h11.send(h11.Response(status_code=answer.status, headers=headers, reason=answer.reason)) or b""
         for piece in pieces(answer.chunks, SEND_BUFFER):
-            self.writer.write(self.h11.send(h11.Data(data=piece)) or b"")
+            self.writer.write(pending + (self.h11.send(h11.Data(data=piece)) or b""))  # the head with the first
+            pending = b""
             await self._drain(deadline - self.loop.time())
-        self.writer.write(self.h11.send(h11.EndOfMessage()) or b"")
+        tail = pending + (self.h11.send(h11.EndOfMessage()) or b"")
+        if tail:
+            self.writer.write(tail)
         await self._drain(deadline - self.loop.time())
 
     async def _send(self, event: Any) -> None:

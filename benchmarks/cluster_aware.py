@@ -52,6 +52,7 @@ from benchmarks.cluster_memory import FakeApi, certificates, serve  # noqa: E402
 from benchmarks.snapshot_gen import GPUS_PER_NODE, fleet, node, pod  # noqa: E402
 from vgpuctl.core.why.anyfit import first_fit  # noqa: E402
 from vgpuctl.core.why.request import parse_pod  # noqa: E402
+from vgpuctl.webhook import heap  # noqa: E402
 from vgpuctl.webhook.app import create_app  # noqa: E402
 from vgpuctl.webhook.settings import Settings  # noqa: E402
 
@@ -97,8 +98,7 @@ def in_process(args: argparse.Namespace) -> None:
     plain = create_app(Settings(device_config_path=str(DEVICE_CONFIG))).test_client()
     app = create_app(Settings(device_config_path=str(DEVICE_CONFIG), cluster_aware=True))
     state = app.extensions["vgpuctl"].cluster
-    gc.collect()
-    gc.freeze()  # as `webhook serve` does after building the app (server.py)
+    heap.freeze()  # as `webhook serve` does after building the app (server.py), so later views are frozen too
 
     rng = random.Random(1)
     nodes, pods = [], []

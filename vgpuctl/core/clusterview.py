@@ -70,15 +70,13 @@ class WatchedEnv(WhyEnv):
 
 
 def simulation_env(config: DeviceConfig | None, volcano_version: Version | None, *,
-                   by_key: Mapping[str, Mapping[str, Any]] | None = None,
                    by_node: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None) -> WatchedEnv:
     """The simulator's settings for a watched cluster: every family on, no node locks (no clock), and only
     the device pods known (`core/slim.py`): the usage they give is a lower bound, so a resource shortage is
-    still proven ("at least") and never guessed the other way. `by_key`: None to merge it from `by_node`
+    still proven ("at least") and never guessed the other way. The pods by ns/name are merged from `by_node`
     when first asked."""
     return WatchedEnv(device_config=config or default_device_config(), deviceshare=ALL_FAMILIES,
-                      volcano_version=volcano_version, now=None, by_key=by_key, by_node=by_node or {},
-                      all_pods=False)
+                      volcano_version=volcano_version, now=None, by_node=by_node or {}, all_pods=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,14 +119,13 @@ class ClusterView:
 
 
 def assemble(parts: Mapping[str, NodePart], base: ClusterFacts, config: DeviceConfig | None,
-             volcano_version: Version | None, *, pods: Mapping[str, Mapping[str, Any]] | None = None,
-             facts: ClusterFacts | None = None) -> ClusterView:
-    """Merge node parts (built with the same config and version) into a view. `pods`: every counted pod
-    by ns/name, when the caller keeps that index already (else it is merged from the parts when first asked).
-    `facts`: the facts of a view of the same nodes, with this base, whose parts' facts these equal
-    (`same_node_facts`): kept as they are, with what was derived from them and memoised in them."""
+             volcano_version: Version | None, *, facts: ClusterFacts | None = None) -> ClusterView:
+    """Merge node parts (built with the same config and version) into a view (its pods by ns/name are merged
+    from the parts when first asked). `facts`: the facts of a view of the same nodes, with this base, whose
+    parts' facts these equal (`same_node_facts`): kept as they are, with what was derived from them and
+    memoised in them."""
     ordered = [parts[name] for name in sorted(parts)]
-    env = simulation_env(config, volcano_version, by_key=pods, by_node={p.state.name: p.pods for p in ordered})
+    env = simulation_env(config, volcano_version, by_node={p.state.name: p.pods for p in ordered})
     index = build_index(((p.state, p.summary) for p in ordered), env)
     counted = sum(len(p.pods) for p in ordered)
     if facts is None:

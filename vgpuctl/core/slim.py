@@ -5,7 +5,7 @@ their choosing), and the webhook keeps what it is sent in every replica, for as 
 again at every re-list. So a pod is kept only when it can change a device's usage, and then only the
 fields the model reads, each bounded:
 
-- annotations: the allocation ones (`ALLOCATION_ANNOTATIONS`, and `hami.io/<CW>-devices-allocated` for at
+- annotations: the allocation ones (`glance.BOOKED_ANNOTATIONS`, and `hami.io/<CW>-devices-allocated` for at
   most `MAX_ASCEND_KEYS` common words) and the PodGroup names the spread policy compares; at most
   `spec.MAX_ALLOCATION_VALUE` characters in all — a longer value is dropped and said (`dropped`), as the
   codecs refuse to read it (VGX002);
@@ -28,10 +28,9 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from vgpuctl.core import spec
-from vgpuctl.core.cluster.glance import allocation_annotated, asks_beyond_core
+from vgpuctl.core.cluster.glance import BOOKED_ANNOTATIONS, allocation_annotated, asks_beyond_core
 from vgpuctl.core.codecs.ascend_pod import allocated_common_word
 
-ALLOCATION_ANNOTATIONS: Final = (spec.ANN_VGPU_IDS_NEW, spec.ANN_GPU_INDEX, spec.ANN_NPU_CORE)
 GROUP_ANNOTATIONS: Final = (spec.ANN_GROUP_NAME_K8S, spec.ANN_GROUP_NAME_VOLCANO)  # the spread policy's group
 MAX_ASCEND_KEYS: Final = 4
 MAX_CONTAINERS: Final = 8
@@ -116,7 +115,7 @@ def _annotations(raw: Mapping[str, Any], dropped: list[str] | None) -> dict[str,
     for key, value in raw.items():
         if not isinstance(key, str) or not isinstance(value, str):
             continue
-        if key in ALLOCATION_ANNOTATIONS or key in GROUP_ANNOTATIONS:
+        if key in BOOKED_ANNOTATIONS or key in GROUP_ANNOTATIONS:
             wanted.append((key, value))
         elif key.startswith("hami.io/") and allocated_common_word(key) is not None and ascend < MAX_ASCEND_KEYS:
             ascend += 1

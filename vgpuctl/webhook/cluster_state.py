@@ -230,7 +230,8 @@ class ClusterState:
         if self._seen % FREEZE_EVERY == 0:
             heap.freeze_young()
         if kind == "nodes":
-            name = _m(obj.get("metadata")).get("name")
+            meta = obj.get("metadata")
+            name = meta.get("name") if isinstance(meta, dict) else None
             known = self._nodes.get(name) if isinstance(name, str) else None
             return known if known is not None and _version(known) == _version(obj) else slim_node(obj)
         known = self._pods.get(pod_key(obj))
@@ -423,10 +424,6 @@ class ClusterState:
         if self._build_error:
             check["buildError"] = self._build_error
         return True, check
-
-
-def _m(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _version(obj: Mapping[str, Any] | None) -> Any:

@@ -139,11 +139,9 @@ class PodIndex:
         if self._asks_indexed:
             return
         self._asks_indexed = True
+        marked = {id(pod) for pod, _ in self.annotated}  # what `add` found device-annotated already
         for i, pod in enumerate(self.pods):
-            meta = pod.get("metadata")
-            annotations = meta.get("annotations") if isinstance(meta, dict) else None
-            annotated = bool(annotations) and isinstance(annotations, dict) and device_annotated(annotations)
-            self._add_asks(i, meta, pod.get("spec"), annotated)
+            self._add_asks(i, pod.get("metadata"), pod.get("spec"), id(pod) in marked)
 
     def _add_resources(self, limits: Any, requests: Any, position: int) -> None:
         by_resource = self._by_resource

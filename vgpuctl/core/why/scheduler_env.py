@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from vgpuctl.core import spec
@@ -118,8 +119,10 @@ class WhyEnv:
     _by_node: dict[str, list[Mapping[str, Any]]] | None = None
     _usage: dict[str, Any] | None = None  # node → what its pods request (`usage.node_usage`), filled on use
 
-    @property
+    @cached_property
     def families(self) -> frozenset[Family]:
+        """Read once per env: `DeviceshareArgs.families` builds its set on every read, and the replay asks per node
+        (11 ms of 5,000 nodes, benchmarks/why_scale.py)."""
         return self.deviceshare.families
 
     @property

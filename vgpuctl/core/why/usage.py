@@ -50,20 +50,27 @@ def is_scalar(name: str) -> bool:
     return "/" in name or name.startswith(("hugepages-", "attachable-volumes-"))
 
 
+def resource_amount(name: Any, raw: Any, ignored: frozenset[str] = frozenset()) -> int | None:
+    """One entry of `NewResource(values)` in Volcano's unit (cpu, ephemeral storage and scalars in milli), or None
+    when it counts nothing: a name `NewResource` skips or `ignored` holds, no value, a bool, or an unreadable
+    quantity (which the API server refuses)."""
+    if not isinstance(name, str) or raw is None or isinstance(raw, bool):
+        return None
+    if name in (CPU, EPHEMERAL):
+        milli = True
+    elif name in (MEMORY, PODS):
+        milli = False
+    elif is_scalar(name) and name not in ignored:
+        milli = True
+    else:
+        return None
+    return _amount(raw if isinstance(raw, str) else str(raw), milli)
+
+
 def add_resources(into: dict[str, int], values: Mapping[str, Any], ignored: frozenset[str] = frozenset()) -> None:
-    """`NewResource(values)` added into `into` (an unreadable quantity, which the API server refuses, counts 0)."""
+    """`NewResource(values)` added into `into` (`resource_amount` of each entry)."""
     for name, raw in values.items():
-        if not isinstance(name, str) or raw is None or isinstance(raw, bool):
-            continue
-        if name in (CPU, EPHEMERAL):
-            milli = True
-        elif name in (MEMORY, PODS):
-            milli = False
-        elif is_scalar(name) and name not in ignored:
-            milli = True
-        else:
-            continue
-        amount = _amount(raw if isinstance(raw, str) else str(raw), milli)
+        amount = resource_amount(name, raw, ignored)
         if amount is not None:
             into[name] = into.get(name, 0) + amount
 

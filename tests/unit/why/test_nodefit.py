@@ -21,6 +21,7 @@ import yaml
 from tests.unit.why.builders import NVIDIA, device_config, gpu, pod, vgpu_node, vgpu_pod
 from vgpuctl.core.cluster.build import build_snapshot
 from vgpuctl.core.cluster.model import ClusterSnapshot
+from vgpuctl.core.clusterview import simulation_env
 from vgpuctl.core.versions import Version, judges_readiness_by_taints
 from vgpuctl.core.why.anyfit import Outcome, build_index, first_fit, summarize
 from vgpuctl.core.why.model import Reason, WhyReport
@@ -185,6 +186,11 @@ def test_the_pods_on_a_node_are_summed_alike_however_many_share_a_shape() -> Non
     for name in ("n1", "n2", "n3"):
         assert node_usage(name, seeded) == node_usage(name, own)
     assert node_usage("n2", seeded) == NodeUsage({"pods": 1, "cpu": 3000}, 2, 1, 0)
+    # An env with look-ups of its own (the cluster-aware webhook's) tallies a node from its `pods_on`, alike
+    bound = {"n1": {f"x/{i}": p for i, p in enumerate(pods)}, "n2": {"x/a": objects[-3], "x/b": objects[-1]}}
+    watched = simulation_env(None, None, by_node=bound)
+    for name in ("n1", "n2", "n3"):
+        assert node_usage(name, watched) == node_usage(name, own)
 
 
 def test_pods_being_deleted_give_their_resources_back() -> None:

@@ -159,48 +159,9 @@ class NodeUsage:
     anti_affinity: int  # pods with required pod anti-affinity (InterPodAffinity checks them against a new pod)
 
 
-class _Tally:
-    """A node's `NodeUsage` while its pods are added (`add`, or inlined in `_every_node`)."""
-
-    __slots__ = ("anti", "count", "releasing", "shapes", "used")
-
-    def __init__(self) -> None:
-        self.used: dict[str, int] = {PODS: 0}
-        self.count = self.releasing = self.anti = 0
-        self.shapes: dict[int, int] = {}  # shape id (`_every_node`) → pods of that shape, not yet in `used`
-
-    def add(self, pod: Mapping[str, Any], pod_spec: Mapping[str, Any]) -> None:
-        """`pod` (bound here, not Succeeded/Failed) into the tally."""
-        self.count += 1
-        if pod_spec.get("affinity") and _anti_affinity(pod_spec):
-            self.anti += 1
-        meta = pod.get("metadata")
-        if isinstance(meta, dict) and meta.get("deletionTimestamp") is not None and _releasing(meta, pod):
-            self.releasing += 1
-        elif _requests_something(pod_spec):
-            for name, amount in pod_resources(pod_spec).items():
-                self.used[name] = self.used.get(name, 0) + amount
-        else:
-            self.used[PODS] += 1
-
-    def usage(self) -> NodeUsage:
-        return NodeUsage(self.used, self.count, self.releasing, self.anti)
-
-
 def _releasing(meta: Mapping[str, Any], pod: Mapping[str, Any]) -> bool:
     """A pod with a deletionTimestamp while Running or Pending (`getTaskStatus`): not Succeeded/Failed here."""
     return not books_devices(meta, pod.get("status"))
-
-
-def _requests_something(pod_spec: Mapping[str, Any]) -> bool:
-    """Whether a full `pod_resources` is needed: most pods (DaemonSets, best effort) request nothing."""
-    if pod_spec.get("initContainers") or pod_spec.get("overhead"):
-        return True
-    for c in _l(pod_spec.get("containers")):
-        resources = c.get("resources") if isinstance(c, dict) else None
-        if resources and isinstance(resources, dict) and resources.get("requests"):
-            return True
-    return False
 
 
 def _anti_affinity(pod_spec: Mapping[str, Any]) -> bool:
@@ -281,10 +242,12 @@ def node_usage(node: str, env: WhyEnv) -> NodeUsage:
         return found
     if memo.get(_ALL) and node not in memo:
         return _NOTHING
-    tally = _Tally()
+    # Every `pods_on` gives the pods whose spec.nodeName is `node` and that are not Succeeded/Failed (the gang's
+    # booked replica is given both): what `NodeTallies.visit` counts there.
+    tallies = NodeTallies()
     for pod in env.pods_on(node):
-        tally.add(pod, _m(pod.get("spec")))
-    usage = memo[node] = tally.usage()
+        tallies.visit(pod, pod.get("metadata"), pod.get("spec"), pod.get("status"))
+    usage = memo[node] = tallies.usage().get(node, _NOTHING)
     return usage
 
 
@@ -306,21 +269,28 @@ def _every_node(pods: Iterable[Mapping[str, Any]]) -> dict[str, NodeUsage]:
 
 
 class NodeTallies:
-    """Every node's `NodeUsage`, one pod at a time: `_Tally.add` of every bound pod that is not Succeeded/Failed,
-    inlined. `why` has the snapshot build walk its pods past `visit` (`build_snapshot(pod_visitor=…)`), in the
-    pass that reads them anyway: a pass of its own re-reads 150,000 pods from memory (benchmarks/why_scale.py).
+    """Every node's `NodeUsage`, one pod at a time (`visit`): the bound pods that are not Succeeded/Failed counted,
+    the Releasing ones apart, the others' `pod_resources` summed. `why` has the snapshot build walk its pods past
+    `visit` (`build_snapshot(pod_visitor=…)`), in the pass that reads them anyway: a pass of its own re-reads
+    150,000 pods from memory (benchmarks/why_scale.py); `node_usage` tallies one node's pods with it too.
 
     The replicas of a workload ask alike: a pod's requests are read once per shape (`_request_shape`; for a pod
     without init containers or overhead, computed here without a call) and a node's pods counted per shape id,
-    summed at the end (three quarters of a fleet's pods ask cpu and memory, the rest often nothing)."""
+    summed at the end (three quarters of a fleet's pods ask cpu and memory, the rest often nothing). Per node only
+    the shape counts are kept on the common path; what few pods have — required anti-affinity, a deletion under
+    way, requests that make no shape — is kept in maps of its own (a tally object per node, its attributes
+    updated per pod, cost a tenth of the pass: benchmarks/why_scale.py)."""
 
-    __slots__ = ("seen", "shape_ids", "shapes", "tallies")
+    __slots__ = ("anti", "counted", "odd", "releasing", "seen", "shape_ids", "shapes")
 
     def __init__(self) -> None:
         self.seen = 0  # pods visited, bound or not
-        self.tallies: dict[str, _Tally] = {}
+        self.counted: dict[str, dict[int, int]] = {}  # node → shape id → pods (-1: pods summed into `odd`)
         self.shape_ids: dict[tuple[Any, ...], int] = {}
         self.shapes: list[dict[str, int]] = []  # shape id → `pod_resources` of a pod of that shape
+        self.odd: dict[str, dict[str, int]] = {}  # node → the summed requests of its pods of no shape
+        self.releasing: dict[str, int] = {}  # node → pods being deleted (counted, their requests not)
+        self.anti: dict[str, int] = {}  # node → pods with required pod anti-affinity
 
     def visit(self, pod: Mapping[str, Any], meta: Any, pod_spec: Any, status: Any) -> None:
         """`pod`, with its `metadata`, `spec` and `status` as read (anything, as the snapshot holds it)."""
@@ -328,22 +298,21 @@ class NodeTallies:
         if not isinstance(pod_spec, dict):
             return
         name = pod_spec.get("nodeName")
-        if not name or not isinstance(name, str):
+        if not name or type(name) is not str:
             return
         if isinstance(status, dict) and status.get("phase") in _DONE:
             return
-        tally = self.tallies.get(name)
-        if tally is None:
-            tally = self.tallies[name] = _Tally()
-        tally.count += 1
+        counted = self.counted.get(name)
+        if counted is None:
+            counted = self.counted[name] = {}
         if pod_spec.get("affinity") and _anti_affinity(pod_spec):
-            tally.anti += 1
+            self.anti[name] = self.anti.get(name, 0) + 1
         if isinstance(meta, dict) and meta.get("deletionTimestamp") is not None and _releasing(meta, pod):
-            tally.releasing += 1
+            self.releasing[name] = self.releasing.get(name, 0) + 1
             return
         containers = pod_spec.get("containers")
         key: tuple[Any, ...] | None = None
-        if type(containers) is list and not pod_spec.get("initContainers") and not pod_spec.get("overhead"):
+        if type(containers) is list and "initContainers" not in pod_spec and "overhead" not in pod_spec:
             parts: list[tuple[Any, ...]] = []  # `_containers_shape(containers, False)`, inlined
             for c in containers:
                 if type(c) is not dict:
@@ -363,34 +332,42 @@ class NodeTallies:
                     break
             else:
                 key = tuple(parts)
-        else:
+        else:  # an empty or null initContainers/overhead is read there as none
             key = _request_shape(pod_spec)
-        shape = None
         if key is not None:
             try:
                 shape = self.shape_ids.get(key)
             except TypeError:  # a quantity that is a list or a map: summed on its own
-                key = None
+                shape = key = None
             if shape is None and key is not None and _text_only(pod_spec):
                 shape = self.shape_ids[key] = len(self.shapes)
                 self.shapes.append(pod_resources(pod_spec))
-        if shape is None:
-            used = tally.used
-            for resource, amount in pod_resources(pod_spec).items():
-                used[resource] = used.get(resource, 0) + amount
-            return
-        counted = tally.shapes
-        counted[shape] = counted.get(shape, 0) + 1
+            if shape is not None:
+                counted[shape] = counted.get(shape, 0) + 1
+                return
+        used = self.odd.get(name)
+        if used is None:
+            used = self.odd[name] = {}
+        for resource, amount in pod_resources(pod_spec).items():
+            used[resource] = used.get(resource, 0) + amount
+        counted[-1] = counted.get(-1, 0) + 1
 
     def usage(self) -> dict[str, NodeUsage]:
         """Each node's usage, by node name (only nodes with pods)."""
         out = {}
-        for name, tally in self.tallies.items():
-            used = dict(tally.used)
-            for shape, times in tally.shapes.items():
-                for resource, amount in self.shapes[shape].items():
+        shapes, odd, releasing, anti = self.shapes, self.odd, self.releasing, self.anti
+        for name, counted in self.counted.items():
+            used = {PODS: 0}
+            used.update(odd.get(name, ()))
+            gone = releasing.get(name, 0)
+            pods = gone
+            for shape, times in counted.items():
+                pods += times
+                if shape < 0:
+                    continue
+                for resource, amount in shapes[shape].items():
                     used[resource] = used.get(resource, 0) + amount * times
-            out[name] = NodeUsage(used, tally.count, tally.releasing, tally.anti)
+            out[name] = NodeUsage(used, pods, gone, anti.get(name, 0))
         return out
 
 

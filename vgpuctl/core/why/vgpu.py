@@ -116,7 +116,6 @@ def simulate(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
     if not pod.vgpu:
         return NodeVerdict.fit(node.name, (), FAMILY)
     gpus = _gpus(node, env, mode)
-    factor = env.factor
     reserved = _exclusive_reserved(pod, node, env, mode)
     group_key = _podgroup_key(pod) if env.podgroup_policy else ""
     annotations = pod.annotations
@@ -124,6 +123,7 @@ def simulate(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
         spec.ANN_USE_GPUUUID in annotations or spec.ANN_NOUSE_GPUUUID in annotations) else ((), ())
     chosen: list[DeviceChoice] = []
     for request in pod.vgpu:
+        ask = _Ask(pod, request, env, mode, reserved, group_key, allow, deny)
         if request.nums > len(gpus):
             return NodeVerdict.miss(node.name, FAMILY, Miss(
                 Reason.TOO_MANY_DEVICES,
@@ -134,7 +134,7 @@ def simulate(pod: PodRequest, node: NodeState, env: WhyEnv) -> NodeVerdict:
         best_missed: _Missed | None = None
         for i in _order(gpus, env.policy):
             gpu = gpus[i]
-            outcome = _check(pod, request, gpu, i, env, mode, reserved, group_key, allow, deny, factor)
+            outcome = _check(ask, gpu, i)
             if type(outcome) is tuple:
                 if outcome[0] is not Reason.UUID_EXCLUDED:
                     uuid_matched = True
@@ -347,33 +347,50 @@ def _said(message: str) -> _Missed:
     return Reason.NO_MIG_SLICE, 10.0, "{}", (message,), ""
 
 
-def _check(pod: PodRequest, req: VgpuRequest, gpu: _Gpu, i: int, env: WhyEnv, mode: str,
-           reserved: Mapping[str, str], group_key: str, allow: tuple[str, ...],
-           deny: tuple[str, ...], factor: int) -> _Missed | DeviceChoice:
+class _Ask:
+    """One container's request on one node, as every GPU's `_check` reads it: what does not change from GPU to GPU
+    read once (the memory of a request without a percentage, the cores), not per GPU; one argument instead of
+    eleven per call (40,000 checks on snapshot_gen.fleet(5000): benchmarks/why_scale.py)."""
+
+    __slots__ = ("allow", "cores", "deny", "env", "factor", "filtered", "group_key", "mode", "need", "percentage",
+                 "pod", "reserved")
+
+    def __init__(self, pod: PodRequest, req: VgpuRequest, env: WhyEnv, mode: str, reserved: Mapping[str, str],
+                 group_key: str, allow: tuple[str, ...], deny: tuple[str, ...]) -> None:
+        self.pod, self.env, self.mode, self.reserved, self.group_key = pod, env, mode, reserved, group_key
+        self.allow, self.deny, self.filtered = allow, deny, bool(allow or deny)
+        self.factor = env.factor
+        self.percentage = req.percentage
+        self.need = go_uint(req.memory) if req.percentage == PERCENT_UNSET else -1  # -1: from each GPU's memory
+        self.cores = go_uint(req.cores)
+
+
+def _check(ask: _Ask, gpu: _Gpu, i: int) -> _Missed | DeviceChoice:
     """One device for one container, in Volcano's order; books the device on success. A miss is said lazily
     (`_described`): of a node's GPUs only the one whose miss decides the node is put in words; 40,000 messages of
     which 5,000 could be shown cost 46 ms on snapshot_gen.fleet(5000) (benchmarks/why_scale.py)."""
     uuid = gpu.state.id
-    if (allow or deny) and (not uuid or (allow and uuid not in allow) or uuid in deny):
+    if ask.filtered and (not uuid or (ask.allow and uuid not in ask.allow) or uuid in ask.deny):
         return Reason.UUID_EXCLUDED, 3.0, _UUID_EXCLUDED, (i, uuid), ""
-    if uuid in reserved:
+    reserved = ask.reserved
+    if reserved and uuid in reserved:
         return Reason.EXCLUSIVE_RULE, 4.0, _RESERVED, (i, reserved[uuid]), ""
     if gpu.number <= gpu.used_num:
         return Reason.SLOTS_EXHAUSTED, 4.0, "GPU {}: all {} slots in use", (i, gpu.number), ""
-    if group_key:
-        other = _same_group_pod(gpu, group_key, env, mode)
+    if ask.group_key:
+        other = _same_group_pod(gpu, ask.group_key, ask.env, ask.mode)
         if other is not None:
             return Reason.PODGROUP_SPREAD, 5.0, _SAME_GROUP, (i, other), ""
-    if req.percentage != PERCENT_UNSET:
-        need = go_uint(int(gpu.memory * req.percentage / 100)) if req.percentage >= 0 else go_uint(-1)
-    else:
-        need = go_uint(req.memory)
+    need = ask.need
+    if need < 0:  # a percentage of this GPU's memory
+        percentage = ask.percentage
+        need = go_uint(int(gpu.memory * percentage / 100)) if percentage >= 0 else go_uint(-1)
     free = gpu.memory - gpu.used_mem
     if free < need:
         ratio = max(free, 0) / need if need else 0.0
         return (Reason.INSUFFICIENT_MEMORY, 6.0 + min(ratio, 0.99), "GPU {}: free memory {} MiB < {} MiB",
-                (i, free * factor, need * factor), _MEMORY_HINT)
-    cores = go_uint(req.cores)
+                (i, free * ask.factor, need * ask.factor), _MEMORY_HINT)
+    cores = ask.cores
     if gpu.used_core + cores > 100:
         ratio = max(100 - gpu.used_core, 0) / cores if cores else 0.0
         return (Reason.INSUFFICIENT_CORES, 7.0 + min(ratio, 0.99), "GPU {}: free cores {} < {}",
@@ -382,15 +399,15 @@ def _check(pod: PodRequest, req: VgpuRequest, gpu: _Gpu, i: int, env: WhyEnv, mo
         return Reason.EXCLUSIVE_IN_USE, 8.0, _EXCLUSIVE_IN_USE, (i, gpu.used_num), ""
     if gpu.used_core == 100 and cores == 0:
         return Reason.INSUFFICIENT_CORES, 8.5, _CORES_FULL, (i,), ""
-    excluded = type_excluded(pod.annotations, gpu.state.type)
+    excluded = type_excluded(ask.pod.annotations, gpu.state.type)
     if excluded is not None:
         return Reason.TYPE_EXCLUDED, 9.0, "GPU {}: {}", (i, excluded), ""
-    if mode == _MIG:
-        return _try_mig(gpu, i, need, cores, env)
+    if ask.mode == _MIG:
+        return _try_mig(gpu, i, need, cores, ask.env)
     gpu.used_num += 1
     gpu.used_mem += need
     gpu.used_core += cores
-    return DeviceChoice(uuid, need * factor, cores)
+    return DeviceChoice(uuid, need * ask.factor, cores)
 
 
 def _try_mig(gpu: _Gpu, i: int, need: int, cores: int, env: WhyEnv) -> _Missed | DeviceChoice:

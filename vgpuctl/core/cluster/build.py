@@ -27,7 +27,7 @@ from typing import Any, Final, Protocol
 from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.cluster.glance import allocation_annotated
-from vgpuctl.core.cluster.model import ClusterSnapshot, DeviceState, NodeState, RegisterStatus
+from vgpuctl.core.cluster.model import ClusterSnapshot, DeviceState, NodeState, RegisterStatus, vgpu_devices
 from vgpuctl.core.cluster.pod_index import PodIndex
 from vgpuctl.core.codecs._common import CodecProblem, go_parse_bool
 from vgpuctl.core.codecs.ascend import decode_ascend_register
@@ -333,10 +333,7 @@ def _vgpu(node: NodeState, register: Any, factor: int, six_fields: bool, subject
     if not entries:
         return
     node.families.append(spec.Family.VGPU)
-    vgpu = spec.Family.VGPU
-    for index, (uuid, split, memory, type_, health, mode) in enumerate(entries):
-        # id, index, family, type, mode, health, memory_total, cores_total, slots_total
-        node.devices.append(DeviceState(uuid, index, vgpu, type_, mode, health, memory * factor, 100, split))
+    node.devices.extend(vgpu_devices(entries, factor))
     node.mode = entries[-1][5]  # Volcano: the node takes the last device's mode
 
 
@@ -344,27 +341,43 @@ def fast_register(value: Any) -> list[tuple[str, int, int, str, bool, str]] | No
     """The GPUs of a well-formed register annotation — (uuid, count, devmem, type, health, mode) as
     `decode_vgpu_register` gives them, which would report no problem — or None: use the codec."""
     # Read with str.split and str methods, not a regular expression: the expression was half of decoding a
-    # node (benchmarks/nodes_scale.py); tests/unit/test_cluster_build_fast.py holds the two to the codec.
+    # node (benchmarks/nodes_scale.py); tests/unit/test_cluster_build_fast.py holds the two to the codec. A node's
+    # GPUs differ in their UUID only, as a rule: what follows it is checked once per node, not once per GPU
+    # (5,000 registers of 8 GPUs: 80 ms → 42 ms, benchmarks/why_scale.py --phases, decode devices).
     if not isinstance(value, str) or not value.endswith(":"):
         return None
     entries = []
-    seen: set[str] = set()
+    uuids: set[str] = set()
+    known: dict[str, tuple[int, int, str, bool, str] | None] = {}  # what follows the UUID → its reading
     for piece in value[:-1].split(":"):
-        fields = piece.split(",")
-        if len(fields) != 6:
+        uuid, _, rest = piece.partition(",")
+        fields = known.get(rest)
+        if fields is None:
+            fields = known[rest] = _register_fields(rest)
+            if fields is None:
+                return None
+        if not uuid:
             return None
-        uuid, count, memory, type_, health, mode = fields
-        healthy = go_parse_bool(health)
-        if (not uuid or uuid in seen or healthy is None or "NVIDIA" not in type_  # ASCII digits, at most 18
-                or not (count.isascii() and count.isdigit() and len(count) <= _MAX_DIGITS)
-                or not (memory.isascii() and memory.isdigit() and len(memory) <= _MAX_DIGITS)):
-            return None
-        split, devmem = int(count), int(memory)
-        if split <= 0 or devmem <= 0:
-            return None
-        seen.add(uuid)
-        entries.append((uuid, split, devmem, type_, healthy, _MIG if mode == _MIG else _HAMI_CORE))
-    return entries
+        uuids.add(uuid)
+        entries.append((uuid, *fields))
+    return entries if len(uuids) == len(entries) else None  # a UUID twice: the codec's finding
+
+
+def _register_fields(rest: str) -> tuple[int, int, str, bool, str] | None:
+    """`<count>,<devmem>,<type>,<health>,<mode>` of a register entry (`fast_register`), or None: use the codec."""
+    fields = rest.split(",")
+    if len(fields) != 5:
+        return None
+    count, memory, type_, health, mode = fields
+    healthy = go_parse_bool(health)
+    if (healthy is None or "NVIDIA" not in type_  # ASCII digits, at most 18
+            or not (count.isascii() and count.isdigit() and len(count) <= _MAX_DIGITS)
+            or not (memory.isascii() and memory.isdigit() and len(memory) <= _MAX_DIGITS)):
+        return None
+    split, devmem = int(count), int(memory)
+    if split <= 0 or devmem <= 0:
+        return None
+    return split, devmem, type_, healthy, _MIG if mode == _MIG else _HAMI_CORE
 
 
 def _gpushare(node: NodeState) -> None:
@@ -444,15 +457,25 @@ def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], booking: Book
             chips[d.index] = d
     mig_node = bool(vgpus) and volcano_mig_mode(node.devices, booking.nvidia)
     once = booking.once_per_gpu or mig_node
+    ids_key, one_device = spec.ANN_VGPU_IDS_NEW, _VGPU_IDS_ONE.fullmatch
+    allocations: Sequence[tuple[str, MigSlot | None, int, int]]
     for pod in pods:
         meta = pod["metadata"]  # the build binds only pods with annotations to their node
         annotations = meta["annotations"]
         if not isinstance(annotations, dict):
             continue  # nothing booked
         pod_name = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
-        ids = annotations.get(spec.ANN_VGPU_IDS_NEW) if vgpus else None
+        ids = annotations.get(ids_key) if vgpus else None
         if ids is not None:
-            for uuid, mig, memory, cores in vgpu_allocations(ids, skips_bad_ids):
+            # One GPU as Volcano writes it, the usual value, read here (`well_formed_vgpu_allocations`'s first
+            # case) rather than through two calls: 40,000 pods on 5,000 nodes (benchmarks/why_scale.py --phases)
+            one = one_device(ids) if isinstance(ids, str) and len(ids) <= spec.MAX_ALLOCATION_VALUE else None
+            if one is not None:
+                uuid, memory_, cores_ = one.groups()
+                allocations = ((uuid, None, int(memory_), int(cores_)),)
+            else:
+                allocations = vgpu_allocations(ids, skips_bad_ids)
+            for uuid, mig, memory, cores in allocations:
                 device = vgpus.get(uuid)
                 if device is None:
                     continue  # a UUID not on this node: the doctor's VGX002

@@ -20,11 +20,9 @@ orjson allow). A file that holds no Node is not a snapshot (a Pod manifest given
 from __future__ import annotations
 
 import gc
-import gzip
 import io
 import os
 import sys
-import tempfile
 import zlib
 from collections import Counter
 from collections.abc import Iterator
@@ -71,6 +69,8 @@ class SnapshotData:
 def _decompress(raw: bytes, name: str) -> bytes:
     if not raw.startswith(_GZIP_MAGIC):
         return raw  # a `.gz` name on a plain file is forgiven: the bytes decide
+    import gzip  # local, as tempfile: a plain snapshot needs neither (~2.4 ms of start-up, benchmarks/scale.py)
+
     limit = SNAPSHOT_LIMIT.bytes()
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(raw)) as unzipped:
@@ -247,6 +247,8 @@ def _encode(document: dict[str, Any], name: str) -> bytes:
         body = yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
                          default_flow_style=False, width=1 << 16, encoding="utf-8")
     if name.endswith(".gz"):
+        import gzip
+
         body = gzip.compress(body, compresslevel=6, mtime=0)  # level 9 is 3x slower for ~2% smaller
     return body
 
@@ -261,6 +263,8 @@ def save_snapshot(path: str, data: SnapshotData, *, stdout: IO[bytes] | None = N
     if path == "-":
         (stdout or sys.stdout.buffer).write(body)
         return
+    import tempfile
+
     target = Path(path)
     try:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")

@@ -28,7 +28,7 @@ from vgpuctl.errors import UsageError
 if TYPE_CHECKING:
     from vgpuctl.core.deviceconfig import DeviceConfig
     from vgpuctl.core.geometry.documents import DeviceConfigSource
-    from vgpuctl.core.lintreport import Document
+    from vgpuctl.core.inputdoc import Document
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN_NAME = "<stdin>"
@@ -164,7 +164,7 @@ def parse_documents(text: str, source: str) -> list[Document]:
     it starts, as editors and kubeconform say it); empty documents are dropped. A document a limit refuses is
     one carrying the reason, in its place; a syntax error is the last document (nothing after it can be
     read), placed at the line of the error."""
-    from vgpuctl.core.lintreport import Document
+    from vgpuctl.core.inputdoc import Document
     from vgpuctl.core.safeyaml import InputError, located_documents
 
     docs: list[Document] = []
@@ -199,7 +199,7 @@ def _walk(path: Path) -> Iterator[Path]:
 def read_manifests(paths: list[str], stdin: IO[bytes] | IO[str] | None = None) -> list[Document]:
     """The documents of every path: a file or `-` must be readable (else `UsageError`); a file found in a
     directory that cannot be read is a document carrying why, and the others are still read."""
-    from vgpuctl.core.lintreport import Document
+    from vgpuctl.core.inputdoc import Document
 
     documents: list[Document] = []
     for raw in paths:

@@ -13,6 +13,7 @@ from typing import Any
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.findings import ExitStatus, Finding, Report, Severity
+from vgpuctl.core.inputdoc import Document as Document  # its home is inputdoc: `why -f` reads one too
 from vgpuctl.core.kubelist import is_list, item_defaults, with_defaults
 from vgpuctl.core.lintlines import FieldLines, lines_of
 from vgpuctl.core.patch import PatchOp
@@ -20,19 +21,6 @@ from vgpuctl.core.podrules import review
 from vgpuctl.core.podrules.targets import as_mapping
 
 API_VERSION = "vgpuctl.io/v1alpha1"
-
-
-@dataclass(frozen=True, slots=True)
-class Document:
-    source: str  # "<file>:<line>": the line where the object starts (an editor's, and kubeconform's, place)
-    obj: Any  # the decoded YAML/JSON document, or None when it could not be read
-    error: str = ""  # why it could not be read (reported as VGL001)
-    document: int | None = None  # its index among the file's documents (None: the file could not be read)
-    path: str = ""  # the file (`<stdin>`), to place a List's items at their own lines
-    item_lines: tuple[int, ...] = ()  # the line of each item, when the document is a List read from YAML
-    text: str = ""  # the whole YAML text it came from, to place findings at their fields (`core/lintlines.py`)
-    span: tuple[int, int] | None = None  # its lines in `text`: the first, and the next after it
-    item: bool = False  # a List's item (its lines start with `- `)
 
 
 @dataclass(frozen=True, slots=True)

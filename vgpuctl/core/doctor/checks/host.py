@@ -17,15 +17,22 @@ part of the node it is about, `node/<name>:<part>` (`ASPECTS`), so a script tell
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from vgpuctl.core import spec
 from vgpuctl.core.catalogue import hint_for
 from vgpuctl.core.deviceconfig import NvidiaConfig
 from vgpuctl.core.doctor.framework import Category, DoctorContext, SkipCheck, check
 from vgpuctl.core.findings import Finding, Severity
-from vgpuctl.core.host.nvidia_smi import GpuInfo, MigMode, driver_major
-from vgpuctl.core.host.observed import CommandResult, HostFacts, Outcome
-from vgpuctl.core.host.runtime import RuntimeConfig
+
+# `vgpuctl.core.host` (its parsers: 10 dataclasses, their regexes) is imported by the checks when they run, only
+# for `doctor --node`: `doctor`, `nodes` and `why` on a cluster import this module to register the checks, and
+# the host modules were ~10 ms of their start-up (`python -X importtime -m vgpuctl doctor --snapshot …`,
+# benchmarks/doctor_scale.py).
+if TYPE_CHECKING:
+    from vgpuctl.core.host.nvidia_smi import GpuInfo
+    from vgpuctl.core.host.observed import CommandResult, HostFacts
+    from vgpuctl.core.host.runtime import RuntimeConfig
 
 CAT = Category.HOST
 NODE = ("node",)
@@ -36,6 +43,8 @@ MAX_UNSUPPORTED_DRIVER = 440
 
 
 def _host(ctx: DoctorContext) -> HostFacts:
+    from vgpuctl.core.host.observed import HostFacts
+
     host = ctx.host
     return host if isinstance(host, HostFacts) else HostFacts()
 
@@ -86,6 +95,8 @@ def _registered_modes(ctx: DoctorContext, host: HostFacts) -> dict[str, str]:
 
 def _tool_findings(host: HostFacts, result: CommandResult | None, vendor: str,
                    other_vendor: bool) -> Iterator[Finding]:
+    from vgpuctl.core.host.observed import Outcome
+
     tool = "nvidia-smi" if vendor == "nvidia" else "npu-smi"
     plugin = "vGPU device plugin" if vendor == "nvidia" else "Ascend device plugin"
     if result is None:
@@ -105,6 +116,8 @@ def _tool_findings(host: HostFacts, result: CommandResult | None, vendor: str,
 
 @check("host.tools", CAT, "VGN019", "nvidia-smi / npu-smi work on this node", sources=NODE)
 def tools(ctx: DoctorContext) -> Iterator[Finding]:
+    from vgpuctl.core.host.observed import HostFacts, Outcome
+
     if not isinstance(ctx.host, HostFacts):
         yield Finding("VGN019", ERROR, "node/(this node)", "no node-local observations were collected (internal: "
                       "DoctorContext.host is not HostFacts)", hint_for("VGN019"))
@@ -137,6 +150,8 @@ def driver(ctx: DoctorContext) -> Iterator[Finding]:
     if not host.is_nvidia_node:
         raise _not_nvidia(host)
     version = host.driver_version
+    from vgpuctl.core.host.nvidia_smi import driver_major
+
     major = driver_major(version)
     if major is None:
         why = host.nvidia_smi.describe() if host.nvidia_smi and not host.nvidia_smi.ok else \
@@ -196,6 +211,8 @@ def default_runtime(ctx: DoctorContext) -> Iterator[Finding]:
 
 @check("host.mig", CAT, "VGN019", "MIG mode and profiles agree with knownMigGeometries", sources=NODE)
 def mig(ctx: DoctorContext) -> Iterator[Finding]:
+    from vgpuctl.core.host.nvidia_smi import MigMode
+
     host = _host(ctx)
     if not host.gpus:
         if not host.is_nvidia_node:

@@ -15,7 +15,8 @@ import yaml
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "what-if", "namespace": "ml"},
        "spec": {"schedulerName": "volcano", "containers": [{"name": "c", "resources": {"limits": {
            "volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "1024"}}}]}}
-WATCHED = ("vgpuctl.core.lintreport", "vgpuctl.core.lintlines", "vgpuctl.core.host", "tempfile", "gzip")
+WATCHED = ("vgpuctl.core.lintreport", "vgpuctl.core.lintlines", "vgpuctl.core.host", "tempfile", "gzip",
+           "vgpuctl.core.why.gang", "vgpuctl.core.why.gangmodel")
 
 
 def loaded_after(*argv: str) -> tuple[int, set[str]]:
@@ -33,7 +34,7 @@ def _json_files(tmp_path: Path) -> tuple[str, str]:
     return str(tmp_path / "pod.json"), str(tmp_path / "cluster.json")
 
 
-def test_why_f_reads_the_pod_without_lints_machinery(tmp_path: Path) -> None:
+def test_why_f_for_a_pod_loads_neither_lints_machinery_nor_the_gang_replay(tmp_path: Path) -> None:
     pod, cluster = _json_files(tmp_path)
     code, modules = loaded_after("why", "-f", pod, "--snapshot", cluster, "-o", "json")
     assert code in (0, 1) and modules == set()

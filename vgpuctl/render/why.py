@@ -7,15 +7,8 @@ from rich.table import Table
 from rich.text import Text
 
 from vgpuctl.core.findings import Finding
-from vgpuctl.core.why.model import (
-    ClusterCause,
-    DeviceChoice,
-    GangReport,
-    GangStop,
-    Placement,
-    UnfitGroup,
-    WhyReport,
-)
+from vgpuctl.core.why.gangmodel import GangReport, GangStop
+from vgpuctl.core.why.model import ClusterCause, DeviceChoice, Placement, UnfitGroup, WhyReport
 from vgpuctl.render.style import PASS_MARK, SEVERITY_MARK, SEVERITY_STYLE, plural, text
 
 MAX_FITS = 10

@@ -64,20 +64,17 @@ from vgpuctl.core.facts import ClusterFacts
 from vgpuctl.core.podrules.targets import as_list, as_mapping, is_volcano_job
 from vgpuctl.core.scheduler_config import SchedulerConf
 from vgpuctl.core.versions import Version
-from vgpuctl.core.why.model import (
+from vgpuctl.core.why.gangmodel import (
     GANG_RULE_BACKFILL,
     GANG_RULE_FIRST_FAILURE,
     GANG_RULE_JOB_MIN,
     GANG_RULE_TASK_MIN,
-    DeviceChoice,
     GangReport,
     GangStop,
     GangTask,
-    NodeVerdict,
-    Placement,
     Replica,
-    WhyReport,
 )
+from vgpuctl.core.why.model import DeviceChoice, NodeVerdict, Placement, WhyReport
 from vgpuctl.core.why.request import PodRequest, parse_pod
 from vgpuctl.core.why.scheduler_env import WhyEnv
 from vgpuctl.core.why.simulate import explain, requested_families, simulate_node

@@ -12,11 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.findings import Finding, by_severity
 from vgpuctl.core.versions import Version
-from vgpuctl.core.why.model import GangReport, Placement, WhyReport
+from vgpuctl.core.why.model import Placement, WhyReport
+
+if TYPE_CHECKING:
+    from vgpuctl.core.why.gangmodel import GangReport
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # the stack checks read no clock; `judge_nodes` wants a time
 

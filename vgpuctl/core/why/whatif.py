@@ -12,19 +12,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vgpuctl.core import spec
 from vgpuctl.core.cluster.model import ClusterSnapshot
 from vgpuctl.core.cluster.rule_facts import facts_from_snapshot
 from vgpuctl.core.versions import Version
 from vgpuctl.core.why.blocked import cluster_cause
-from vgpuctl.core.why.gang import Scheduler, Workload, priority_classes, replay, scheduler_of, workload_of
 from vgpuctl.core.why.model import WhyReport
 from vgpuctl.core.why.request import parse_pod
 from vgpuctl.core.why.scheduler_env import WhyEnv
 from vgpuctl.core.why.shared_gpus import note_shared_gpus
 from vgpuctl.core.why.simulate import env_from_snapshot, explain, requested_families
+
+if TYPE_CHECKING:
+    from vgpuctl.core.facts import ClusterFacts
+    from vgpuctl.core.why.gang import Scheduler, Workload
 
 
 def explain_what_if(source: Mapping[str, Any], pod: Mapping[str, Any], snapshot: ClusterSnapshot, *,
@@ -33,13 +36,17 @@ def explain_what_if(source: Mapping[str, Any], pod: Mapping[str, Any], snapshot:
     """`pod` is the manifest's (first) pod; `source` the object it came from (the same for a Pod)."""
     env = env_from_snapshot(snapshot, volcano_version=volcano_version, now=now)
     facts = facts_from_snapshot(snapshot, volcano_version=volcano_version)
+    if source.get("kind") == "Pod":
+        # No workload (`workload_of` says None for a Pod): gang.py is imported only for a workload, which saves
+        # `why` ~3 ms of start-up, -f pod.yaml or not (python -X importtime -m vgpuctl why …, benchmarks/scale.py)
+        return _one_pod(pod, snapshot, env, facts, source, now, volcano_version)
+    from vgpuctl.core.why.gang import priority_classes, replay, scheduler_of, workload_of
+
     sched = scheduler_of(snapshot.scheduler_conf, volcano_version)
     workload = workload_of(source, namespace, classes=cache(lambda: priority_classes(snapshot.pods)),
                            by_priority=sched.by_priority)
     if workload is None:
-        report = explain(pod, snapshot.nodes, env, what_if=True, facts=facts, source=source)
-        note_shared_gpus(report, snapshot, now=now, volcano_version=volcano_version)
-        return report
+        return _one_pod(pod, snapshot, env, facts, source, now, volcano_version)
     families = _families(workload, env) if workload.replicas else requested_families(parse_pod(pod, env))
     first = workload.replicas[0].pod if workload.replicas else pod
     report = explain(first, snapshot.nodes, env, what_if=True, facts=facts, source=source,
@@ -53,6 +60,13 @@ def explain_what_if(source: Mapping[str, Any], pod: Mapping[str, Any], snapshot:
         return report
     report.gang = replay(workload, snapshot.nodes, env, facts, sched)
     report.notes.extend(_notes(workload, sched, snapshot))
+    note_shared_gpus(report, snapshot, now=now, volcano_version=volcano_version)
+    return report
+
+
+def _one_pod(pod: Mapping[str, Any], snapshot: ClusterSnapshot, env: WhyEnv, facts: ClusterFacts,
+             source: Mapping[str, Any], now: datetime | None, volcano_version: Version | None) -> WhyReport:
+    report = explain(pod, snapshot.nodes, env, what_if=True, facts=facts, source=source)
     note_shared_gpus(report, snapshot, now=now, volcano_version=volcano_version)
     return report
 

@@ -16,7 +16,8 @@ POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "what-if", "names
        "spec": {"schedulerName": "volcano", "containers": [{"name": "c", "resources": {"limits": {
            "volcano.sh/vgpu-number": "1", "volcano.sh/vgpu-memory": "1024"}}}]}}
 WATCHED = ("vgpuctl.core.lintreport", "vgpuctl.core.lintlines", "vgpuctl.core.host", "tempfile", "gzip",
-           "vgpuctl.core.why.gang", "vgpuctl.core.why.gangmodel")
+           "vgpuctl.core.why.gang", "vgpuctl.core.why.gangmodel", "vgpuctl.core.why.ascend",
+           "vgpuctl.core.why.mindcluster")
 
 
 def loaded_after(*argv: str) -> tuple[int, set[str]]:

@@ -355,18 +355,21 @@ class NodeTallies:
     def usage(self) -> dict[str, NodeUsage]:
         """Each node's usage, by node name (only nodes with pods)."""
         out = {}
-        shapes, odd, releasing, anti = self.shapes, self.odd, self.releasing, self.anti
+        odd, releasing, anti = self.odd, self.releasing, self.anti
+        shapes = [tuple(shape.items()) for shape in self.shapes]  # iterated per node: no items view each time
         for name, counted in self.counted.items():
             used = {PODS: 0}
-            used.update(odd.get(name, ()))
+            if name in odd:
+                used.update(odd[name])
+            get = used.get
             gone = releasing.get(name, 0)
             pods = gone
             for shape, times in counted.items():
                 pods += times
                 if shape < 0:
                     continue
-                for resource, amount in shapes[shape].items():
-                    used[resource] = used.get(resource, 0) + amount * times
+                for resource, amount in shapes[shape]:
+                    used[resource] = get(resource, 0) + amount * times
             out[name] = NodeUsage(used, pods, gone, anti.get(name, 0))
         return out
 

@@ -1,9 +1,10 @@
 """The cluster model's shortcuts give exactly what the plain way gives.
 
 `build_snapshot` defers each node's decoding to the first read of its devices, and reads well-formed
-register and `vgpu-ids-new` annotations with one regular expression instead of the codecs. These tests pin
-both: the shortcuts agree with the codecs on generated annotations (tricky ones included), a whole model
-built with them equals one built through the codecs only, and nothing is decoded before it is needed.
+register and `vgpu-ids-new` annotations by direct paths instead of the codecs. These tests pin both: the
+shortcuts agree with the codecs on generated annotations (tricky ones included), a whole model built with
+them equals one built through the codecs only (`build_snapshot(..., shortcuts=False)`, the reference path),
+and nothing is decoded before it is needed.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import vgpuctl.core.cluster.build as cluster_build
-import vgpuctl.core.cluster.model as cluster_model
 from benchmarks.snapshot_gen import generate
 from vgpuctl.core import spec
 from vgpuctl.core.cluster.build import build_snapshot, fast_register, vgpu_allocations
@@ -28,7 +28,8 @@ from vgpuctl.core.cluster.model import ClusterSnapshot, NodeState
 from vgpuctl.core.codecs.pod_alloc import decode_vgpu_ids
 from vgpuctl.core.codecs.vgpu_register import decode_vgpu_register
 from vgpuctl.core.versions import Version, parse_version
-from vgpuctl.core.why.simulate import explain_in_snapshot
+from vgpuctl.core.why import vgpu as why_vgpu
+from vgpuctl.core.why.simulate import env_from_snapshot, explain_in_snapshot
 
 MIXED = Path(__file__).resolve().parents[1] / "fixtures" / "clusters" / "mixed.yaml"
 A100 = "NVIDIA-NVIDIA A100-PCIE-40GB"
@@ -162,11 +163,11 @@ def test_allocations_the_shortcut_leaves_to_the_codec() -> None:
             assert vgpu_allocations(value, skips) == _codec_allocations(value, skips)
 
 
-def _codecs_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Build through the codecs alone from now on (the shortcuts switched off)."""
-    monkeypatch.setattr(cluster_build, "fast_register", lambda value: None)
-    monkeypatch.setattr(cluster_build, "_VGPU_IDS_WHOLE", cluster_build.re.compile(r"(?!)"))
-    monkeypatch.setattr(cluster_build, "_VGPU_IDS_ONE", cluster_build.re.compile(r"(?!)"))
+def test_without_the_shortcut_the_codec_reads_allocations_it_would_take() -> None:
+    """`vgpu_allocations(..., shortcut=False)` is the codec's reading even of a value the shortcut takes."""
+    for value in ("GPU-0,NVIDIA,4096,25:", "GPU-0,NVIDIA,4096,25:;GPU-1,NVIDIA,8192,50:", "GPU-0,NVIDIA,lots,1:"):
+        for skips in (False, True):
+            assert vgpu_allocations(value, skips, shortcut=False) == _codec_allocations(value, skips)
 
 
 def _fleet(nodes: int) -> list[dict[str, Any]]:
@@ -181,30 +182,27 @@ def _fleet(nodes: int) -> list[dict[str, Any]]:
     return items
 
 
-def _model(items: list[dict[str, Any]], version: Version | None = None) -> list[dict[str, Any]]:
-    return [n.to_dict() for n in build_snapshot(items, "v1.31.4", volcano_version=version).nodes]
+def _model(items: list[dict[str, Any]], version: Version | None = None, *,
+           shortcuts: bool = True) -> list[dict[str, Any]]:
+    built = build_snapshot(items, "v1.31.4", volcano_version=version, shortcuts=shortcuts)
+    return [n.to_dict() for n in built.nodes]
 
 
 @pytest.mark.parametrize("version", [None, Version(1, 11, 0)])
-def test_a_fleet_model_is_the_same_with_and_without_the_shortcuts(version: Version | None,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fleet_model_is_the_same_with_and_without_the_shortcuts(version: Version | None) -> None:
     items = _fleet(12)
     fast = _model(items, version)
-    _codecs_only(monkeypatch)
-    assert fast == _model(items, version)
+    assert fast == _model(items, version, shortcuts=False)
     assert [f["code"] for f in fast[1]["findings"]] == (["VGN002"] if version is None else [])
     assert all(not d["pods"] for d in fast[2]["devices"])  # two nodes of one name: the pods count on the last
     assert all(d["pods"] for d in fast[3]["devices"])
     assert sum(d["slotsUsed"] for n in fast for d in n["devices"]) == 8 * 11 - 2  # node 2's pods lost theirs
 
 
-def test_the_mixed_fixture_is_the_same_with_and_without_the_shortcuts(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_mixed_fixture_is_the_same_with_and_without_the_shortcuts() -> None:
     items = yaml.safe_load(MIXED.read_text())["items"]
     for version in (None, Version(1, 11, 0)):
-        fast = _model(items, version)
-        with monkeypatch.context() as patched:
-            _codecs_only(patched)
-            assert fast == _model(items, version)
+        assert _model(items, version) == _model(items, version, shortcuts=False)
 
 
 def _scheduler(**args: Any) -> dict[str, Any]:
@@ -237,16 +235,26 @@ def test_why_without_a_scheduler_config_answers_with_the_cause_once() -> None:
     assert report.cause is not None and report.cause.code == "VGC001" and report.unfit == []
 
 
-def test_why_reads_each_register_once(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("shortcuts", [True, False])
+def test_why_reads_each_register_once(shortcuts: bool) -> None:
+    """The build's reading of each register serves the simulator: `register_status` under the rule `why` reads
+    with is the status the build remembered — one object, however often and by whom it is asked — where a
+    reading under another rule is a fresh decode, a new object each time."""
     items = [_scheduler(**{"deviceshare.VGPUEnable": True}), *_fleet(4)]
-    snapshot = build_snapshot(items)
-    calls: list[object] = []
-    monkeypatch.setattr(cluster_model, "decode_vgpu_register", lambda *a, **k: calls.append(a))
+    snapshot = build_snapshot(items, shortcuts=shortcuts)
     report = explain_in_snapshot(WHAT_IF, snapshot, what_if=True)
     assert [p.node for p in report.fits] == ["gpu-node-00000", "gpu-node-00003", "gpu-node-00003"]
     assert [g.reason.value for g in report.unfit] == ["not-device-node"]  # the 5-field node: Volcano ignores it
     assert "6" in report.unfit[0].message
-    assert calls == []  # the build's reading of each register served the simulator
+    env = env_from_snapshot(snapshot)
+    six = env.six_field_register
+    for node in snapshot.nodes:
+        remembered = node.register_status(six)
+        assert why_vgpu.device_model_problem(node, env) == (
+            None if remembered.usable else f"Volcano ignores the register annotation: {remembered.first_problem}")
+        assert node.register_status(six) is remembered  # the build's reading, not decoded again
+    assert report.unfit[0].message.endswith(snapshot.nodes[1].register_status(six).first_problem or "?")
+    assert snapshot.nodes[1].register_status(not six) is not snapshot.nodes[1].register_status(not six)
 
 
 def test_a_register_read_under_the_other_format_rule_is_decoded_again() -> None:

@@ -12,8 +12,9 @@ code; nothing here raises on malformed objects.
 
 Well-formed annotations — what the device plugin and Volcano write — take a direct path (string splits for
 the register, one regular expression for the allocations); anything else goes through the codecs, which
-say what is wrong with it. Both give the same devices and usage (tests/unit/test_cluster_build_fast.py
-checks that on generated annotations).
+say what is wrong with it. Both give the same devices and usage: the codecs are the reference, and
+`build_snapshot(..., shortcuts=False)` takes them for every annotation, so a build with the shortcuts can be
+held to one without them (tests/unit/test_cluster_build_fast.py does, on generated annotations and fleets).
 """
 
 from __future__ import annotations
@@ -131,6 +132,7 @@ def build_snapshot(
     index_pods: bool = False,
     index_device_asks: bool = True,
     pod_visitor: PodVisitor | None = None,
+    shortcuts: bool = True,
 ) -> ClusterSnapshot:
     """The model of `objects`. The device config is the one the scheduler ConfigMap among them names,
     unless `device_config` is given (the cluster-aware webhook has its own and no ConfigMaps). `kinds` are
@@ -139,7 +141,11 @@ def build_snapshot(
     the pods (for the commands that read it: otherwise it is made on first use, in a pass of its own); without
     `index_device_asks` what only `asking_for_devices` and `claiming` read is left to their first use
     (`PodIndex`'s `device_asks`: `nodes` never asks). `pod_visitor` sees every pod in that pass too (`why`
-    tallies what each node's pods request there: `why/usage.py NodeTallies`); the snapshot keeps it."""
+    tallies what each node's pods request there: `why/usage.py NodeTallies`); the snapshot keeps it.
+    Without `shortcuts` every register and `vgpu-ids-new` annotation is read by its codec (`decode_vgpu_register`,
+    `decode_vgpu_ids`), none by the direct paths for well-formed values (`fast_register`,
+    `well_formed_vgpu_allocations`, `_add_usage`'s one-GPU read): the reference path the shortcuts must agree
+    with, slower and otherwise the same model."""
     nodes: list[Mapping[str, Any]] = []
     pods: list[Mapping[str, Any]] = []
     configmaps: dict[tuple[str, str], Mapping[str, Any]] = {}
@@ -199,7 +205,7 @@ def build_snapshot(
         factor=device_config.nvidia.memory_factor,
         skips_bad_ids=volcano_version is None or skips_malformed_vgpu_ids(volcano_version),
         once_per_gpu=volcano_version is None or books_a_pod_once_per_gpu(volcano_version),
-        slices=SliceNames.of(device_config), nvidia=device_config.nvidia)
+        slices=SliceNames.of(device_config), nvidia=device_config.nvidia, shortcuts=shortcuts)
 
     names = [_node_name(obj) for obj in nodes]
     last = {name: i for i, name in enumerate(names)}  # two nodes of one name: the pods count on the last one
@@ -303,6 +309,8 @@ class Booking:
     once_per_gpu: bool  # hami-core books a pod once per GPU (`versions.books_a_pod_once_per_gpu`)
     slices: SliceNames
     nvidia: NvidiaConfig  # the MIG geometries: whether Volcano runs a node in MIG mode
+    # Well-formed annotations take the direct paths; False: the codecs read every one (`build_snapshot`)
+    shortcuts: bool = True
 
 
 def _decode_node(six_fields: bool, booking: Booking, pods: Sequence[Mapping[str, Any]], node: NodeState) -> None:
@@ -312,7 +320,7 @@ def _decode_node(six_fields: bool, booking: Booking, pods: Sequence[Mapping[str,
     subject = f"node/{node.name}"
     register = annotations.get(spec.NODE_VGPU_REGISTER)
     if register is not None:
-        _vgpu(node, register, booking.factor, six_fields, subject)
+        _vgpu(node, register, booking.factor, six_fields, subject, booking.shortcuts)
     _gpushare(node)
     _ascend(node, annotations, subject)
     _mindcluster(node)
@@ -320,8 +328,8 @@ def _decode_node(six_fields: bool, booking: Booking, pods: Sequence[Mapping[str,
         _add_usage(node, pods, booking)
 
 
-def _vgpu(node: NodeState, register: Any, factor: int, six_fields: bool, subject: str) -> None:
-    entries = fast_register(register)
+def _vgpu(node: NodeState, register: Any, factor: int, six_fields: bool, subject: str, shortcuts: bool) -> None:
+    entries = fast_register(register) if shortcuts else None
     if entries is not None:
         node.remember_register(RegisterStatus(six_fields, True, None))
     else:
@@ -457,7 +465,8 @@ def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], booking: Book
             chips[d.index] = d
     mig_node = bool(vgpus) and volcano_mig_mode(node.devices, booking.nvidia)
     once = booking.once_per_gpu or mig_node
-    ids_key, one_device = spec.ANN_VGPU_IDS_NEW, _VGPU_IDS_ONE.fullmatch
+    shortcuts = booking.shortcuts
+    ids_key, one_device = spec.ANN_VGPU_IDS_NEW, _VGPU_IDS_ONE.fullmatch if shortcuts else _no_shortcut
     allocations: Sequence[tuple[str, MigSlot | None, int, int]]
     for pod in pods:
         meta = pod["metadata"]  # the build binds only pods with annotations to their node
@@ -474,7 +483,7 @@ def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], booking: Book
                 uuid, memory_, cores_ = one.groups()
                 allocations = ((uuid, None, int(memory_), int(cores_)),)
             else:
-                allocations = vgpu_allocations(ids, skips_bad_ids)
+                allocations = vgpu_allocations(ids, skips_bad_ids, shortcut=shortcuts)
             for uuid, mig, memory, cores in allocations:
                 device = vgpus.get(uuid)
                 if device is None:
@@ -508,10 +517,17 @@ def volcano_mig_mode(devices: Sequence[DeviceState], nvidia: NvidiaConfig) -> bo
     return last is not None and last.mode == _MIG and nvidia.geometry_for(last.type) is not None
 
 
-def vgpu_allocations(value: Any, skips_bad_entries: bool = True) -> list[tuple[str, MigSlot | None, int, int]]:
+def _no_shortcut(value: str) -> None:
+    """`_add_usage`'s one-GPU read without the shortcuts: never taken (`build_snapshot(..., shortcuts=False)`)."""
+    return None
+
+
+def vgpu_allocations(value: Any, skips_bad_entries: bool = True, *,
+                     shortcut: bool = True) -> list[tuple[str, MigSlot | None, int, int]]:
     """(uuid, MIG slot, memory, cores) per device of a `vgpu-ids-new` value, in order, as `decode_vgpu_ids`
-    reads them under that reading (its problems aside: the doctor reports those)."""
-    fast = well_formed_vgpu_allocations(value)
+    reads them under that reading (its problems aside: the doctor reports those). Without `shortcut`, read by
+    the codec even when well-formed (`well_formed_vgpu_allocations` is held to it)."""
+    fast = well_formed_vgpu_allocations(value) if shortcut else None
     if fast is not None:
         return fast
     decoded = decode_vgpu_ids(value, skips_bad_entries=skips_bad_entries)

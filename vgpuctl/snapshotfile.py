@@ -182,16 +182,17 @@ def _require_nodes(data: SnapshotData, name: str) -> None:
 
 
 @contextmanager
-def gc_paused() -> Iterator[None]:
+def gc_paused(freeze_threshold: int = FREEZE_THRESHOLD) -> Iterator[None]:
     """Keep Python's cycle collector off while a snapshot becomes objects, then leave those objects out of
     its later passes.
 
     A parsed snapshot is millions of dicts and lists (JSON has no cycles), yet each allocation counts
     towards a collection and each older-generation collection walks everything alive: with the collector
     on, parsing a 116 MB snapshot takes three times as long as the parse itself (2.4 s instead of 0.7 s).
-    When the block made more than `FREEZE_THRESHOLD` objects they are moved to the collector's permanent
-    generation (`gc.freeze`), so the rest of the command's collections skip them too; they are still freed
-    by reference counting like any object. Nested blocks leave it to the outermost one.
+    When the block made more than `freeze_threshold` objects (`FREEZE_THRESHOLD` unless given) they are moved
+    to the collector's permanent generation (`gc.freeze`), so the rest of the command's collections skip them
+    too; they are still freed by reference counting like any object. Nested blocks leave it to the outermost
+    one, threshold included.
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -199,7 +200,7 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         if enabled:
-            if gc.get_count()[0] >= FREEZE_THRESHOLD:
+            if gc.get_count()[0] >= freeze_threshold:
                 gc.freeze()
                 global _froze_big_load
                 _froze_big_load = True

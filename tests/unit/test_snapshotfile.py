@@ -200,7 +200,7 @@ def test_missing_file_directory_and_broken_gzip(tmp_path: Path) -> None:
         load_snapshot(write(tmp_path, "c.gz", truncated))
 
 
-def test_gc_paused_restores_the_collector_and_freezes_only_large_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_gc_paused_restores_the_collector_and_freezes_only_large_loads() -> None:
     import gc
 
     from vgpuctl import snapshotfile
@@ -214,6 +214,9 @@ def test_gc_paused_restores_the_collector_and_freezes_only_large_loads(monkeypat
         assert not gc.isenabled()
         data = [{"k": [i]} for i in range(1000)]
     assert gc.isenabled() and gc.get_freeze_count() == frozen  # 1,000 objects: not worth freezing
+    with snapshotfile.gc_paused(), snapshotfile.gc_paused(freeze_threshold=1):
+        nested = [{"k": [i]} for i in range(1000)]
+    assert gc.isenabled() and gc.get_freeze_count() == frozen  # the outer block's threshold decides
     with pytest.raises(ValueError), snapshotfile.gc_paused():
         raise ValueError
     assert gc.isenabled()
@@ -224,27 +227,25 @@ def test_gc_paused_restores_the_collector_and_freezes_only_large_loads(monkeypat
         assert not gc.isenabled()  # a collector that was off stays off
     finally:
         gc.enable()
-    monkeypatch.setattr(snapshotfile, "FREEZE_THRESHOLD", 500)
     try:
-        with snapshotfile.gc_paused():
+        with snapshotfile.gc_paused(freeze_threshold=500):
             more = [{"k": [i]} for i in range(1000)]  # counted net of frees: keep the first ones alive
         assert gc.isenabled() and gc.get_freeze_count() > frozen
     finally:
         gc.unfreeze()
-    assert len(data) == len(more) == 1000
+    assert len(data) == len(nested) == len(more) == 1000
 
 
-def test_a_loaded_snapshot_is_the_same_with_the_collector_paused(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_loaded_snapshot_is_the_same_with_the_collector_paused(tmp_path: Path) -> None:
     import gc
 
     from vgpuctl import snapshotfile
 
     path = tmp_path / "s.json"
     path.write_text(json.dumps(yaml.safe_load(KUBECTL_LIST)))
-    monkeypatch.setattr(snapshotfile, "FREEZE_THRESHOLD", 1)
     try:
-        data = load_snapshot(str(path))
+        with snapshotfile.gc_paused(freeze_threshold=1):  # outermost: load_snapshot's own block leaves it to this
+            data = load_snapshot(str(path))
         assert gc.isenabled() and gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()

@@ -31,8 +31,6 @@ from vgpuctl.core.cluster.glance import allocation_annotated
 from vgpuctl.core.cluster.model import ClusterSnapshot, DeviceState, NodeState, RegisterStatus, vgpu_devices
 from vgpuctl.core.cluster.pod_index import PodIndex
 from vgpuctl.core.codecs._common import CodecProblem, go_parse_bool
-from vgpuctl.core.codecs.ascend import decode_ascend_register
-from vgpuctl.core.codecs.ascend_pod import allocated_common_word, decode_ascend_allocations, decode_npu_core
 from vgpuctl.core.codecs.pod_alloc import MigSlot, decode_gpu_index, decode_gpu_unhealthy_ids, decode_vgpu_ids
 from vgpuctl.core.codecs.vgpu_register import decode_vgpu_register
 from vgpuctl.core.deviceconfig import (
@@ -406,6 +404,8 @@ def _ascend(node: NodeState, annotations: Mapping[str, Any], subject: str) -> No
         if not isinstance(key, str) or not key.startswith(spec.NODE_ASCEND_REGISTER_PREFIX):
             continue
         common_word = key[len(spec.NODE_ASCEND_REGISTER_PREFIX):]
+        from vgpuctl.core.codecs.ascend import decode_ascend_register  # the Ascend codecs load for Ascend nodes
+
         decoded = decode_ascend_register(value, common_word)
         node.findings.extend(_finding(p, subject, Severity.ERROR) for p in decoded.problems)
         if not decoded.devices:
@@ -502,6 +502,8 @@ def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], booking: Book
         if index is not None:
             _gpushare_usage(cards, pod_name, _m(pod.get("spec")), decode_gpu_index(index).indexes)
         if npus:
+            from vgpuctl.core.codecs.ascend_pod import allocated_common_word
+
             for key, value in annotations.items():
                 if allocated_common_word(key) is not None:
                     _ascend_usage(npus, pod_name, value, slices.vnpu)
@@ -577,6 +579,8 @@ def _ascend_usage(devices: Mapping[str, DeviceState], pod_name: str, value: Any,
     whole value with `DecodeContainerDevices`, which splits on `:` only, so the first device of every container
     after the first reads as `;<id>`, names no device and is not booked; and a pod is booked once per device
     (`PodMap`), from its first entry naming it."""
+    from vgpuctl.core.codecs.ascend_pod import decode_ascend_allocations
+
     booked: set[str] = set()
     for number, container in enumerate(decode_ascend_allocations(value).containers):
         for position, alloc in enumerate(container):
@@ -595,6 +599,8 @@ def _ascend_usage(devices: Mapping[str, DeviceState], pod_name: str, value: Any,
 
 
 def _mindcluster_usage(chips: Mapping[int, DeviceState], pod_name: str, value: Any) -> None:
+    from vgpuctl.core.codecs.ascend_pod import decode_npu_core
+
     decoded = decode_npu_core(value)
     for chip_id in decoded.chips:
         chip = chips.get(chip_id)

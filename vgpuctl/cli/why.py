@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Final
 
 import typer
 
-from vgpuctl.cli.clustersource import load_cluster
-from vgpuctl.cli.env import guarded, make_console, stdout
+from vgpuctl.cli.clustersource import LoadedCluster, load_cluster
+from vgpuctl.cli.env import fail, guarded, make_console, stdout
 from vgpuctl.cli.kubeopts import context_option, kubeconfig_option
 from vgpuctl.cli.options import output_option, read_volcano_version, snapshot_option, volcano_version_option
 from vgpuctl.core.findings import ExitStatus
@@ -64,6 +64,7 @@ def why_command(
     with gc_paused():
         # What each node's pods request, tallied in the build's pass over the pods (benchmarks/why_scale.py)
         loaded = load_cluster(snapshot, kubeconfig, context, volcano_version=version, pod_visitor=NodeTallies())
+        _stop_without_nodes_or_pods(loaded)
         if manifest is None:
             assert pod is not None
             ns, name = pod.split("/", 1) if "/" in pod else (namespace or "default", pod)
@@ -77,6 +78,8 @@ def why_command(
                                      volcano_version=version, now=now)
         else:
             report = explain_in_snapshot(manifest, loaded.snapshot, volcano_version=version, now=now)
+    if loaded.unreadable:
+        report.notes.append(_partial_read_note(loaded.unreadable))
     out = stdout()
     if output is OutputFormat.TABLE:
         from vgpuctl.render.why import render_why  # rich: not for -o json (benchmarks/why_scale.py)
@@ -85,6 +88,28 @@ def why_command(
     else:
         out.write(dump(report.to_dict(), output))
     raise typer.Exit(int(ExitStatus.OK if report.schedulable else ExitStatus.FINDINGS))
+
+
+def _stop_without_nodes_or_pods(loaded: LoadedCluster) -> None:
+    """The replay needs every node, every pod bound to one and the scheduler's ConfigMaps: a live read that could
+    not list them (RBAC, a failing API server) would show full nodes as empty, a pod as missing, or the scheduler
+    config as absent ("not found", and no family enabled). Stop (exit 3) and say which list failed, as the reader
+    put it."""
+    missing = loaded.unreadable & _NEEDED
+    if not missing:
+        return
+    failed = [p.message for p in loaded.problems if p.subject.split("/")[1:2] and p.subject.split("/")[1] in missing]
+    raise fail(f"why needs every node and pod and the scheduler's ConfigMaps, and the cluster read was incomplete: "
+               f"{'; '.join(failed)}", ExitStatus.INCOMPLETE)
+
+
+_NEEDED: Final = frozenset({"nodes", "pods", "configmaps"})
+
+
+def _partial_read_note(unreadable: frozenset[str]) -> str:
+    """The report's note for lists that failed but leave the replay standing (`vgpuctl doctor` reports each)."""
+    return (f"not read from the cluster: {', '.join(sorted(unreadable))} (the API server refused or failed the "
+            "list; `vgpuctl doctor` says why): the replay went without them")
 
 
 def _key(pod: Mapping[str, Any]) -> tuple[str, str]:

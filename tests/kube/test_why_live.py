@@ -1,4 +1,5 @@
-"""`vgpuctl why` live: the real client over real HTTP gives the same answer as `--snapshot`."""
+"""`vgpuctl why` live: the real client over real HTTP gives the same answer as `--snapshot`, and a failed list is said,
+never read as an empty cluster (`nodes` likewise for the nodes it is asked about)."""
 
 from __future__ import annotations
 
@@ -60,3 +61,10 @@ def test_another_failed_list_is_a_note_on_the_answer(cluster: FakeCluster, tmp_p
     code, report, _ = run("why", "-f", pod, "--kubeconfig", config, "-o", "json")
     assert code == snap_code and report["fits"] == snap["fits"]
     assert [n for n in report["notes"] if n.startswith("not read from the cluster: daemonsets (")]
+
+
+def test_nodes_named_on_a_forbidden_node_list_is_not_no_such_node(cluster: FakeCluster, tmp_path: Path) -> None:
+    config = _live(cluster, tmp_path)
+    cluster.fail_status("/api/v1/nodes", 403, "Forbidden", "nodes is forbidden")
+    code, _, err = run("nodes", "gpu-node-0", "--kubeconfig", config, "-o", "json")
+    assert code == 3 and "cannot look up gpu-node-0" in err and "403" in err and "no such node" not in err

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import typer
 
 from vgpuctl.cli.clustersource import load_cluster
-from vgpuctl.cli.env import guarded, make_console, note, stdout
+from vgpuctl.cli.env import fail, guarded, make_console, note, stdout
 from vgpuctl.cli.kubeopts import context_option, kubeconfig_option
 from vgpuctl.cli.options import (
     FailOn,
@@ -73,6 +73,9 @@ def nodes_command(
                                read_problems=tuple(loaded.problems))
         chosen, missing = select_nodes(loaded.snapshot, names=tuple(names or ()), families=tuple(family),
                                        selector=requirements, flagged=verdicts.findings.keys())
+        if missing and "nodes" in loaded.unreadable:  # not "no such node": the list itself failed
+            raise fail("cannot look up " + ", ".join(missing) + ": " + "; ".join(
+                p.message for p in loaded.problems if p.subject == "list/nodes"), ExitStatus.INCOMPLETE)
         if missing:
             raise UsageError(f"no such node: {', '.join(missing)}")
         for line in verdicts.notes:  # what the verdicts assume, said as `doctor` says it

@@ -142,7 +142,7 @@ def build_snapshot(
     tallies what each node's pods request there: `why/usage.py NodeTallies`); the snapshot keeps it.
     Without `shortcuts` every register and `vgpu-ids-new` annotation is read by its codec (`decode_vgpu_register`,
     `decode_vgpu_ids`), none by the direct paths for well-formed values (`fast_register`,
-    `well_formed_vgpu_allocations`, `_add_usage`'s one-GPU read): the reference path the shortcuts must agree
+    `well_formed_vgpu_allocations`): the reference path the shortcuts must agree
     with, slower and otherwise the same model."""
     nodes: list[Mapping[str, Any]] = []
     pods: list[Mapping[str, Any]] = []
@@ -466,25 +466,15 @@ def _add_usage(node: NodeState, pods: Sequence[Mapping[str, Any]], booking: Book
     mig_node = bool(vgpus) and volcano_mig_mode(node.devices, booking.nvidia)
     once = booking.once_per_gpu or mig_node
     shortcuts = booking.shortcuts
-    ids_key, one_device = spec.ANN_VGPU_IDS_NEW, _VGPU_IDS_ONE.fullmatch if shortcuts else _no_shortcut
-    allocations: Sequence[tuple[str, MigSlot | None, int, int]]
     for pod in pods:
         meta = pod["metadata"]  # the build binds only pods with annotations to their node
         annotations = meta["annotations"]
         if not isinstance(annotations, dict):
             continue  # nothing booked
         pod_name = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
-        ids = annotations.get(ids_key) if vgpus else None
+        ids = annotations.get(spec.ANN_VGPU_IDS_NEW) if vgpus else None
         if ids is not None:
-            # One GPU as Volcano writes it, the usual value, read here (`well_formed_vgpu_allocations`'s first
-            # case) rather than through two calls: 40,000 pods on 5,000 nodes (benchmarks/why_scale.py --phases)
-            one = one_device(ids) if isinstance(ids, str) and len(ids) <= spec.MAX_ALLOCATION_VALUE else None
-            if one is not None:
-                uuid, memory_, cores_ = one.groups()
-                allocations = ((uuid, None, int(memory_), int(cores_)),)
-            else:
-                allocations = vgpu_allocations(ids, skips_bad_ids, shortcut=shortcuts)
-            for uuid, mig, memory, cores in allocations:
+            for uuid, mig, memory, cores in vgpu_allocations(ids, skips_bad_ids, shortcut=shortcuts):
                 device = vgpus.get(uuid)
                 if device is None:
                     continue  # a UUID not on this node: the doctor's VGX002
@@ -517,11 +507,6 @@ def volcano_mig_mode(devices: Sequence[DeviceState], nvidia: NvidiaConfig) -> bo
     annotation says `mig` and a `knownMigGeometries` model matches its type; else hami-core."""
     last = next((d for d in reversed(devices) if d.family is spec.Family.VGPU), None)
     return last is not None and last.mode == _MIG and nvidia.geometry_for(last.type) is not None
-
-
-def _no_shortcut(value: str) -> None:
-    """`_add_usage`'s one-GPU read without the shortcuts: never taken (`build_snapshot(..., shortcuts=False)`)."""
-    return None
 
 
 def vgpu_allocations(value: Any, skips_bad_entries: bool = True, *,
